@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs codetrial and everything it needs on a fresh Debian machine.
+#   bash scripts/setup.sh          the tool itself (bubblewrap + the package + the embedded model)
+#   bash scripts/setup.sh --test   also what the test suite needs
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_test=0
+[ "${1:-}" = "--test" ] && want_test=1
+
+apt_packages=()
+command -v bwrap >/dev/null || apt_packages+=(bubblewrap)
+if [ ${#apt_packages[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "setup: installing ${apt_packages[*]} with apt-get"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt_packages[@]}" >/dev/null
+  else
+    echo "setup: warning: please install ${apt_packages[*]} (the sandbox falls back to a weaker mode)"
+  fi
+fi
+
+# llama-cpp-python compiles from source once (about 10 minutes on 2 cores); pip caches the wheel.
+export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
+extras=""
+[ $want_test = 1 ] && extras="[test]"
+python3 -m pip install --disable-pip-version-check -q -e ".${extras}"
+echo "setup: done"

@@ -1,0 +1,3 @@
+from codetrial.cli import main
+
+main()

@@ -1,0 +1,173 @@
+"""The command line: run, report, doctor."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from platformdirs import user_data_dir
+from rich.console import Console
+from rich.progress import (
+    BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn,
+)
+
+from codetrial.core import Sample, UsageError
+from codetrial.metrics.summary import summarize
+from codetrial.report.terminal import print_summary
+from codetrial.runner import RunConfig, execute, pending, prepare, start_run
+from codetrial.store import Store
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
+                  help="Evaluate code-writing language models in a sandbox.")
+err = Console(stderr=True)
+out = Console()
+
+
+def home() -> Path:
+    return Path(os.environ.get("CODETRIAL_HOME") or user_data_dir("codetrial"))
+
+
+StoreOpt = Annotated[Path | None, typer.Option("--store", help="Run store (SQLite file).")]
+
+
+def open_store(path: Path | None) -> Store:
+    return Store(path or home() / "runs.sqlite")
+
+
+def parse_options(pairs: list[str]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--option {pair!r}: expected KEY=VALUE")
+        options[key] = value
+    return options
+
+
+@app.command()
+def run(
+    suite: Annotated[str | None, typer.Argument(help="Suite name, e.g. humaneval.")] = None,
+    model: Annotated[str, typer.Option(help="local, local:PATH.gguf, openai:NAME, reference")] = "local",
+    protocol: Annotated[str | None, typer.Option(help="completion or chat (suite default)")] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N tasks.")] = None,
+    tasks: Annotated[str | None, typer.Option(help="Comma-separated task ids.")] = None,
+    samples: Annotated[int, typer.Option("-n", "--samples", help="Samples per task.")] = 1,
+    temperature: float = 0.0,
+    top_p: float = 1.0,
+    max_tokens: int = 512,
+    seed: int | None = None,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
+    api_key_env: Annotated[str | None, typer.Option(help="Env var holding the key.")] = None,
+    concurrency: Annotated[int, typer.Option(help="Samples in flight.")] = 4,
+    workers: Annotated[int, typer.Option(help="Warm sandbox workers.")] = 2,
+    path: Annotated[Path | None, typer.Option(help="Suite data directory.")] = None,
+    option: Annotated[list[str], typer.Option("--option", "-o", help="Suite option KEY=VALUE.")] = [],  # noqa: B006
+    resume: Annotated[str | None, typer.Option(help="Continue a killed run.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Ignore the response cache.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    store_path: StoreOpt = None,
+) -> None:
+    """Evaluate a model on a suite (or resume a run), storing every sample as it finishes."""
+    store = open_store(store_path)
+    if resume:
+        config = RunConfig.model_validate(store.get_run(resume).config)
+    elif suite is None:
+        raise UsageError("name a suite (e.g. humaneval) or pass --resume RUN_ID")
+    else:
+        suite_options = parse_options(option) | ({"path": str(path)} if path else {})
+        config = RunConfig(
+            suite=suite, model=model, protocol=protocol, suite_options=suite_options,
+            base_url=base_url, api_key_env=api_key_env, samples=samples,
+            temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
+            task_ids=tasks.split(",") if tasks else None, limit=limit,
+            concurrency=concurrency, sandbox_workers=workers, cache=not no_cache,
+        )
+    plan = asyncio.run(prepare(config, home() / "cache.sqlite"))
+    run_id = resume or start_run(store, plan)
+    work = pending(store, run_id, plan)
+    err.print(f"run {run_id}: {plan.config.suite} x {plan.model.name}, "
+              f"{len(plan.tasks)} tasks x {config.samples} samples, {len(work)} to do")
+    try:
+        with_progress(lambda cb: asyncio.run(execute(store, run_id, plan, work, cb)), len(work))
+    except KeyboardInterrupt:
+        err.print(f"interrupted: resume with  codetrial run --resume {run_id}")
+        raise typer.Exit(130) from None
+    show(store, run_id, as_json)
+
+
+def with_progress(job: Any, total: int) -> None:
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("pass {task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=err, transient=False) as progress:
+        bar = progress.add_task("samples", total=total, rate="-")
+        passed = graded = 0
+
+        def on_sample(sample: Sample) -> None:
+            nonlocal passed, graded
+            if not sample.is_infra_error:
+                graded += 1
+                passed += sample.passed
+            rate = f"{passed / graded:.1%}" if graded else "-"
+            progress.update(bar, advance=1, rate=rate)
+
+        job(on_sample)
+
+
+def run_summary(store: Store, run_id: str) -> dict[str, Any]:
+    """Every figure recomputed from the store: nothing is kept only in memory."""
+    from codetrial.suites import create_suite
+
+    record = store.get_run(run_id)
+    samples = store.load_samples(run_id)
+    summary = summarize(samples, record.config.get("samples", 1))
+    suite = create_suite(record.suite, record.config.get("suite_options", {}))
+    return {
+        "run_id": run_id, "suite": record.suite, "model": record.model,
+        "protocol": record.config.get("protocol"),
+        "suite_version": record.config.get("suite_version"),
+        "finished": record.finished is not None,
+        **summary.to_json(),
+        **suite.summarize(samples),
+    }
+
+
+def show(store: Store, run_id: str, as_json: bool) -> None:
+    summary = run_summary(store, run_id)
+    if as_json:
+        print(json.dumps(summary))
+    else:
+        print_summary(summary, out)
+
+
+@app.command()
+def report(
+    run_ids: Annotated[list[str], typer.Argument(help="Run ids.")],
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    store_path: StoreOpt = None,
+) -> None:
+    """Print the results of stored runs again."""
+    store = open_store(store_path)
+    for run_id in run_ids:
+        show(store, run_id, as_json)
+
+
+@app.command()
+def doctor() -> None:
+    """Say which sandbox mode is active and why, and where the model and the store are."""
+    from codetrial.doctor import checks
+
+    for name, ok, detail in checks(home()):
+        out.print(f"[{'green' if ok else 'yellow'}]{'ok ' if ok else 'warn'}[/] {name}: {detail}")
+
+
+def main() -> None:
+    try:
+        app()
+    except UsageError as exc:
+        err.print(f"codetrial: error: {exc}", markup=False, highlight=False)
+        sys.exit(2)

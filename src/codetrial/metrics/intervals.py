@@ -1,0 +1,71 @@
+"""95% intervals for rates: Wilson for proportions, bootstrap for means over tasks, t for repeats."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from math import sqrt
+from statistics import NormalDist, mean, stdev
+
+Z95 = NormalDist().inv_cdf(0.975)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    value: float
+    low: float
+    high: float
+
+    def as_dict(self) -> dict[str, float]:
+        return {"value": self.value, "low": self.low, "high": self.high}
+
+    def __str__(self) -> str:
+        return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"
+
+
+def wilson(successes: int, total: int, z: float = Z95) -> Estimate:
+    """Wilson score interval: well-behaved at 0%, 100% and small n, unlike the normal one."""
+    if total <= 0:
+        return Estimate(float("nan"), 0.0, 1.0)
+    p = successes / total
+    denom = 1 + z * z / total
+    centre = (p + z * z / (2 * total)) / denom
+    half = z * sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denom
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == total else min(1.0, centre + half)
+    return Estimate(p, low, high)
+
+
+def bootstrap_mean(values: Sequence[float], resamples: int = 2000, seed: int = 0) -> Estimate:
+    """Percentile bootstrap over tasks, for per-task fractions such as pass@k."""
+    if not values:
+        return Estimate(float("nan"), float("nan"), float("nan"))
+    rng = random.Random(seed)
+    n = len(values)
+    means = sorted(mean(rng.choices(values, k=n)) for _ in range(resamples))
+    return Estimate(mean(values), means[int(0.025 * resamples)], means[int(0.975 * resamples) - 1])
+
+
+def t_interval(values: Sequence[float]) -> Estimate:
+    """Mean of repeated runs with a Student-t 95% interval."""
+    if len(values) < 2:
+        v = values[0] if values else float("nan")
+        return Estimate(v, float("nan"), float("nan"))
+    m, s = mean(values), stdev(values)
+    half = t975(len(values) - 1) * s / sqrt(len(values))
+    return Estimate(m, m - half, m + half)
+
+
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+         2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+         2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+
+
+def t975(df: int) -> float:
+    """Two-sided 95% Student-t quantile: table to 30 degrees of freedom, Cornish-Fisher above."""
+    if df < 1:
+        raise ValueError("df must be at least 1")
+    if df <= len(_T975):
+        return _T975[df - 1]
+    return Z95 + (Z95**3 + Z95) / (4 * df)

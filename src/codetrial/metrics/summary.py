@@ -1,0 +1,81 @@
+"""The figures of one run, recomputed from its stored samples."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from codetrial.core import Sample
+from codetrial.metrics.intervals import Estimate, bootstrap_mean, wilson
+from codetrial.metrics.passk import pass_at_k
+
+KS = (1, 10, 100)
+
+
+@dataclass
+class RunSummary:
+    tasks: int
+    samples: int
+    passed: int
+    infra_errors: int
+    pass_rate: Estimate
+    pass_at: dict[int, Estimate | None]
+    per_task: dict[str, tuple[int, int]]  # task -> (graded samples, passed)
+    verdicts: dict[str, int] = field(default_factory=dict)
+    tokens: int = 0
+    cost_usd: float = 0.0
+    model_seconds: float = 0.0
+    test_seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tasks": self.tasks,
+            "samples": self.samples,
+            "passed": self.passed,
+            "infra_errors": self.infra_errors,
+            "pass_rate": self.pass_rate.as_dict(),
+            "pass_at": {str(k): (e.value if e else None) for k, e in self.pass_at.items()},
+            "pass_at_interval": {str(k): (e.as_dict() if e else None)
+                                 for k, e in self.pass_at.items()},
+            "verdict_counts": self.verdicts,
+            "tokens": self.tokens,
+            "cost_usd": self.cost_usd,
+            "model_seconds": round(self.model_seconds, 3),
+            "test_seconds": round(self.test_seconds, 3),
+        }
+
+
+def summarize(samples: list[Sample], samples_per_task: int) -> RunSummary:
+    """Infra errors are counted apart and left out of every rate."""
+    per_task: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    verdicts: dict[str, int] = defaultdict(int)
+    for s in samples:
+        verdicts[s.verdict.value] += 1
+        if not s.is_infra_error:
+            per_task[s.task_id][0] += 1
+            per_task[s.task_id][1] += int(s.passed)
+    graded = sum(n for n, _ in per_task.values())
+    passed = sum(c for _, c in per_task.values())
+    return RunSummary(
+        tasks=len({s.task_id for s in samples}),
+        samples=len(samples),
+        passed=passed,
+        infra_errors=sum(s.is_infra_error for s in samples),
+        pass_rate=wilson(passed, graded),
+        pass_at={k: _pass_at(per_task, k) for k in KS if k <= max(samples_per_task, 1)},
+        per_task={t: (n, c) for t, (n, c) in per_task.items()},
+        verdicts=dict(verdicts),
+        tokens=int(sum(s.total("prompt_tokens") + s.total("completion_tokens") for s in samples)),
+        cost_usd=sum(s.total("cost_usd") for s in samples),
+        model_seconds=sum(s.total("model_seconds") for s in samples),
+        test_seconds=sum(s.total("test_seconds") for s in samples),
+    )
+
+
+def _pass_at(per_task: dict[str, list[int]], k: int) -> Estimate | None:
+    """None (undefined, shown as such) when some task has fewer than k graded samples."""
+    values = [pass_at_k(n, c, k) for n, c in per_task.values()]
+    if not values or any(v is None for v in values):
+        return None
+    return bootstrap_mean(values)  # type: ignore[arg-type]

@@ -1,0 +1,91 @@
+"""The one interface every backend implements: a Request in, a Reply out."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    arguments: str  # JSON text, exactly as the model wrote it
+
+    def to_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+@dataclass
+class Request:
+    """A chat (`messages`) or raw completion (`prompt`) request with its sampling parameters.
+
+    `reference` is what a perfect reply would be, filled in by the protocol; only the
+    `reference` backend reads it and it is never sent to a real model nor part of the cache key.
+    """
+
+    kind: Literal["chat", "completion"]
+    messages: list[dict[str, Any]] | None = None
+    prompt: str | None = None
+    tools: list[dict[str, Any]] | None = None
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int = 512
+    stop: list[str] = field(default_factory=list)
+    seed: int | None = None
+    sample_index: int = 0
+    reference: Reply | None = None
+
+    def cache_key_fields(self) -> dict[str, Any]:
+        fields = asdict(self)
+        fields.pop("reference")
+        return fields
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass
+class Reply:
+    text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    finish_reason: str = "stop"
+    usage: Usage = field(default_factory=Usage)
+    latency_seconds: float = 0.0
+    cost_usd: float | None = None
+    cached: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Reply:
+        return cls(
+            text=d["text"],
+            tool_calls=[ToolCall(**t) for t in d.get("tool_calls", [])],
+            finish_reason=d.get("finish_reason", "stop"),
+            usage=Usage(**d.get("usage", {})),
+            latency_seconds=d.get("latency_seconds", 0.0),
+            cost_usd=d.get("cost_usd"),
+        )
+
+
+class Model(ABC):
+    """A backend. `name` identifies it in the store and in the response cache key."""
+
+    name: str
+    supports_tools: bool = False
+    context_window: int | None = None
+
+    @abstractmethod
+    async def generate(self, request: Request) -> Reply:
+        """Answer one request. Raise InfraError for provider faults, never for bad answers."""
+
+    async def check(self) -> None:  # noqa: B027 - optional hook
+        """Raise UsageError before a run starts if the backend cannot be used at all."""
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        """Release connections or weights."""

@@ -1,0 +1,127 @@
+"""Any OpenAI-compatible endpoint (OpenAI, vLLM, llama.cpp server, Ollama) via the official SDK."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import openai
+
+from codetrial.core.errors import InfraError, UsageError
+from codetrial.models.base import Model, Reply, Request, ToolCall, Usage
+from codetrial.models.registry import ModelOptions, backend
+
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+# Faults of the provider or the network, never of the model's answer.
+_INFRA_ERRORS = (
+    openai.APIConnectionError,
+    openai.APITimeoutError,
+    openai.RateLimitError,
+    openai.InternalServerError,
+    openai.APIResponseValidationError,
+)
+
+
+class OpenAICompatibleModel(Model):
+    supports_tools = True
+
+    def __init__(self, model: str, options: ModelOptions) -> None:
+        self.model = model
+        self.name = f"openai:{model}"
+        self.base_url = options.base_url
+        self.context_window = options.context_window
+        self.client = openai.AsyncOpenAI(
+            api_key=_api_key(options),
+            base_url=options.base_url,
+            timeout=options.timeout_seconds,
+            max_retries=options.max_retries,
+        )
+
+    async def check(self) -> None:
+        """Fail fast with one clear line when the endpoint is unreachable or refuses the key."""
+        try:
+            await self.client.with_options(max_retries=0, timeout=10).models.list()
+        except openai.APIConnectionError as exc:
+            raise UsageError(f"{self.client.base_url}: endpoint unreachable ({exc})") from exc
+        except openai.AuthenticationError as exc:
+            raise UsageError(f"{self.client.base_url}: API key refused") from exc
+
+    async def generate(self, request: Request) -> Reply:
+        start = time.perf_counter()
+        try:
+            if request.kind == "chat":
+                reply = await self._chat(request)
+            else:
+                reply = await self._complete(request)
+        except openai.BadRequestError as exc:
+            if "context" in str(exc).lower():
+                return Reply(finish_reason="context_window")
+            raise InfraError(f"{self.name}: request rejected: {exc}") from exc
+        except _INFRA_ERRORS as exc:
+            raise InfraError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
+        reply.latency_seconds = time.perf_counter() - start
+        return reply
+
+    def _sampling(self, request: Request) -> dict[str, Any]:
+        params: dict[str, Any] = dict(
+            model=self.model, temperature=request.temperature, top_p=request.top_p,
+            max_tokens=request.max_tokens,
+        )
+        if request.stop:
+            params["stop"] = request.stop[:4]  # the API accepts at most four
+        if request.seed is not None or request.sample_index:
+            params["seed"] = (request.seed or 0) * 100_003 + request.sample_index
+        return params
+
+    async def _chat(self, request: Request) -> Reply:
+        params = self._sampling(request)
+        if request.tools:
+            params["tools"] = request.tools
+        out = await self.client.chat.completions.create(messages=request.messages, **params)
+        if not out.choices:
+            raise InfraError(f"{self.name}: empty reply (no choices)")
+        choice = out.choices[0]
+        calls = [
+            ToolCall(c.function.name, c.function.arguments or "")
+            for c in (choice.message.tool_calls or [])
+            if getattr(c, "function", None)
+        ]
+        return _reply(choice.message.content or "", calls, choice.finish_reason, out.usage)
+
+    async def _complete(self, request: Request) -> Reply:
+        out = await self.client.completions.create(prompt=request.prompt, **self._sampling(request))
+        if not out.choices:
+            raise InfraError(f"{self.name}: empty reply (no choices)")
+        return _reply(out.choices[0].text or "", [], out.choices[0].finish_reason, out.usage)
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+
+def _reply(text: str, calls: list[ToolCall], finish: str | None, usage: Any) -> Reply:
+    return Reply(
+        text=text,
+        tool_calls=calls,
+        finish_reason=finish or "stop",
+        usage=Usage(getattr(usage, "prompt_tokens", 0) or 0,
+                    getattr(usage, "completion_tokens", 0) or 0),
+        cost_usd=getattr(usage, "cost", None),  # some gateways report the price per request
+    )
+
+
+def _api_key(options: ModelOptions) -> str:
+    env = options.api_key_env or DEFAULT_KEY_ENV
+    key = os.environ.get(env)
+    if key:
+        return key
+    if options.base_url:  # self-hosted servers usually ignore the key
+        return "none"
+    raise UsageError(f"missing API key: set ${env} (or pass --base-url for a self-hosted server)")
+
+
+@backend("openai")
+def _create(rest: str, options: ModelOptions) -> Model:
+    if not rest:
+        raise UsageError("openai needs a model name: --model openai:NAME")
+    return OpenAICompatibleModel(rest, options)

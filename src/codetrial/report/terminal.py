@@ -1,0 +1,36 @@
+"""The results table printed at the end of a run and by `codetrial report`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+
+def _fmt(estimate: dict[str, float] | None) -> str:
+    if not estimate:
+        return "undefined (n < k)"
+    return f"{estimate['value']:.1%}  [{estimate['low']:.1%}, {estimate['high']:.1%}]"
+
+
+def print_summary(summary: dict[str, Any], console: Console) -> None:
+    table = Table(title=f"run {summary['run_id']}", show_header=False, title_justify="left")
+    table.add_column(style="bold")
+    table.add_column()
+    for key in ("suite", "model", "protocol"):
+        table.add_row(key, str(summary.get(key, "")))
+    table.add_row("tasks / samples", f"{summary['tasks']} / {summary['samples']}")
+    table.add_row("passed", str(summary["passed"]))
+    table.add_row("pass rate (95% CI)", _fmt(summary["pass_rate"]))
+    for k, est in summary["pass_at_interval"].items():
+        table.add_row(f"pass@{k} (95% CI)", _fmt(est))
+    table.add_row("infra errors (not counted)", str(summary["infra_errors"]))
+    table.add_row("verdicts", ", ".join(f"{v} {n}" for v, n in
+                                        sorted(summary["verdict_counts"].items())))
+    table.add_row("tokens / cost", f"{summary['tokens']} / ${summary['cost_usd']:.4f}")
+    table.add_row("model s / test s", f"{summary['model_seconds']:.1f} / "
+                                      f"{summary['test_seconds']:.1f}")
+    for key, value in summary.get("suite_figures", {}).items():
+        table.add_row(key, str(value))
+    console.print(table)

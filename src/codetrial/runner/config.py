@@ -1,0 +1,27 @@
+"""Everything that defines a run; stored with it so `--resume` rebuilds the same run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class RunConfig(BaseModel):
+    suite: str
+    model: str = "local"
+    protocol: str | None = None
+    suite_options: dict[str, Any] = Field(default_factory=dict)
+    base_url: str | None = None
+    api_key_env: str | None = None
+    context_window: int | None = None
+    samples: int = Field(1, ge=1)
+    temperature: float = Field(0.0, ge=0.0)
+    top_p: float = Field(1.0, gt=0.0, le=1.0)
+    max_tokens: int = Field(512, ge=1)
+    seed: int | None = None
+    task_ids: list[str] | None = None
+    limit: int | None = None
+    concurrency: int = Field(4, ge=1)
+    sandbox_workers: int = Field(2, ge=1)
+    cache: bool = True

@@ -1,0 +1,92 @@
+"""Plan and drive a run: tasks x samples x model, bounded concurrency, one store write per sample."""
+
+from __future__ import annotations
+
+import asyncio
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from codetrial.core import Attempt, Sample, Task, Verdict
+from codetrial.models import Model, ModelOptions, create_model
+from codetrial.models.cache import CachedModel, ResponseCache
+from codetrial.protocols import PROTOCOLS, Protocol, SampleContext, Sampling
+from codetrial.runner.config import RunConfig
+from codetrial.sandbox import Sandbox
+from codetrial.store import RunRecord, Store, new_run_id
+from codetrial.suites import Suite, create_suite, select_tasks
+
+
+@dataclass
+class Plan:
+    """A validated run: everything that can fail on bad input has been checked."""
+
+    config: RunConfig
+    suite: Suite
+    tasks: list[Task]
+    model: Model
+    protocol: Protocol
+
+
+async def prepare(config: RunConfig, cache_path: Path | None) -> Plan:
+    """Build suite, tasks, model and protocol; raises UsageError before anything is stored."""
+    suite = create_suite(config.suite, config.suite_options)
+    tasks = select_tasks(suite.load_tasks(), config.task_ids, config.limit)
+    protocol = PROTOCOLS.get(config.protocol or suite.default_protocol)()
+    options = ModelOptions(base_url=config.base_url, api_key_env=config.api_key_env,
+                           context_window=config.context_window)
+    model = create_model(config.model, options)
+    await model.check()
+    if config.cache and cache_path is not None and model.name != "reference":
+        model = CachedModel(model, ResponseCache(cache_path))
+    return Plan(config, suite, tasks, model, protocol)
+
+
+def start_run(store: Store, plan: Plan) -> str:
+    run_id = new_run_id()
+    config = plan.config.model_dump()
+    config["suite_version"] = plan.suite.version()
+    config["protocol"] = plan.protocol.name
+    store.create_run(RunRecord(run_id, plan.config.suite, plan.model.name, config))
+    return run_id
+
+
+def pending(store: Store, run_id: str, plan: Plan) -> list[tuple[Task, int]]:
+    done = store.finished_keys(run_id)
+    return [(t, i) for t in plan.tasks for i in range(plan.config.samples)
+            if (t.id, i) not in done]
+
+
+async def execute(
+    store: Store, run_id: str, plan: Plan, work: list[tuple[Task, int]],
+    on_sample: Callable[[Sample], None] = lambda s: None,
+) -> None:
+    """Run the pending samples; each is stored the moment it finishes."""
+    queue: asyncio.Queue[tuple[Task, int]] = asyncio.Queue()
+    for item in work:
+        queue.put_nowait(item)
+    sampling = Sampling(plan.config.temperature, plan.config.top_p, plan.config.max_tokens,
+                        plan.config.seed)
+    async with Sandbox(workers=plan.config.sandbox_workers) as sandbox:
+
+        async def worker() -> None:
+            while not queue.empty():
+                task, index = queue.get_nowait()
+                ctx = SampleContext(plan.suite, plan.model, sandbox, sampling, index,
+                                    plan.config.suite_options)
+                sample = await run_sample(plan.protocol, task, ctx)
+                store.save_sample(run_id, sample)
+                on_sample(sample)
+
+        await asyncio.gather(*(worker() for _ in range(plan.config.concurrency)))
+    store.finish_run(run_id)
+
+
+async def run_sample(protocol: Protocol, task: Task, ctx: SampleContext) -> Sample:
+    """A harness fault inside one sample is that sample's infra error, not the run's end."""
+    try:
+        return await protocol.run(task, ctx)
+    except Exception:  # noqa: BLE001 - recorded, retried on resume
+        failed = Attempt(1, Verdict.INFRA_ERROR, output=traceback.format_exc(limit=8))
+        return Sample(task.id, ctx.index, [failed])

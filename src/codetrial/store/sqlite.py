@@ -1,0 +1,185 @@
+"""The run store: one SQLite file, written as each sample finishes.
+
+A sample is written in one transaction with its attempts and test results, so a run killed at
+any moment holds only whole samples; resuming replaces infra-error samples and skips the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from codetrial.core import Attempt, Sample, TestResult, UsageError, Verdict
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+  run_id TEXT PRIMARY KEY, created REAL, finished REAL, suite TEXT, model TEXT, config TEXT
+);
+CREATE TABLE IF NOT EXISTS samples (
+  run_id TEXT, task_id TEXT, sample_index INTEGER, verdict TEXT, passed INTEGER,
+  infra INTEGER, tries INTEGER, details TEXT, finished REAL,
+  PRIMARY KEY (run_id, task_id, sample_index)
+);
+CREATE TABLE IF NOT EXISTS attempts (
+  run_id TEXT, task_id TEXT, sample_index INTEGER, try_index INTEGER, verdict TEXT,
+  request TEXT, reply TEXT, code TEXT, output TEXT, details TEXT,
+  model_seconds REAL, test_seconds REAL, prompt_tokens INTEGER, completion_tokens INTEGER,
+  cost_usd REAL,
+  PRIMARY KEY (run_id, task_id, sample_index, try_index)
+);
+CREATE TABLE IF NOT EXISTS test_results (
+  run_id TEXT, task_id TEXT, sample_index INTEGER, try_index INTEGER, position INTEGER,
+  name TEXT, verdict TEXT, message TEXT,
+  PRIMARY KEY (run_id, task_id, sample_index, try_index, position)
+);
+"""
+
+_ATTEMPT_COLUMNS = (
+    "try_index, verdict, request, reply, code, output, details, model_seconds, test_seconds, "
+    "prompt_tokens, completion_tokens, cost_usd"
+)
+
+
+@dataclass
+class RunRecord:
+    run_id: str
+    suite: str
+    model: str
+    config: dict[str, Any]
+    created: float = 0.0
+    finished: float | None = None
+
+
+def new_run_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
+
+
+class Store:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    # runs -----------------------------------------------------------------
+    def create_run(self, run: RunRecord) -> None:
+        run.created = run.created or time.time()
+        self._db.execute(
+            "INSERT INTO runs (run_id, created, suite, model, config) VALUES (?, ?, ?, ?, ?)",
+            (run.run_id, run.created, run.suite, run.model, json.dumps(run.config)),
+        )
+
+    def get_run(self, run_id: str) -> RunRecord:
+        row = self._db.execute(
+            "SELECT run_id, suite, model, config, created, finished FROM runs WHERE run_id = ?",
+            (run_id,),
+        ).fetchone()
+        if row is None:
+            raise UsageError(f"unknown run id {run_id!r} in {self.path}")
+        return RunRecord(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5])
+
+    def list_runs(self) -> list[RunRecord]:
+        rows = self._db.execute("SELECT run_id FROM runs ORDER BY created").fetchall()
+        return [self.get_run(r[0]) for r in rows]
+
+    def finish_run(self, run_id: str) -> None:
+        self._db.execute("UPDATE runs SET finished = ? WHERE run_id = ?", (time.time(), run_id))
+
+    # samples --------------------------------------------------------------
+    def save_sample(self, run_id: str, sample: Sample) -> None:
+        """Replace whatever was stored for this sample, atomically."""
+        key = (run_id, sample.task_id, sample.index)
+        with self._transaction():
+            for table in ("samples", "attempts", "test_results"):
+                self._db.execute(
+                    f"DELETE FROM {table} WHERE run_id=? AND task_id=? AND sample_index=?", key
+                )
+            self._db.execute(
+                "INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*key, sample.verdict.value, int(sample.passed), int(sample.is_infra_error),
+                 len(sample.attempts), json.dumps(sample.details), time.time()),
+            )
+            for attempt in sample.attempts:
+                self._insert_attempt(key, attempt)
+
+    def _insert_attempt(self, key: tuple[str, str, int], a: Attempt) -> None:
+        self._db.execute(
+            f"INSERT INTO attempts (run_id, task_id, sample_index, {_ATTEMPT_COLUMNS}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (*key, a.try_index, a.verdict.value, json.dumps(a.request, default=str), a.reply,
+             a.code, a.output, json.dumps(a.details, default=str), a.model_seconds,
+             a.test_seconds, a.prompt_tokens, a.completion_tokens, a.cost_usd),
+        )
+        self._db.executemany(
+            "INSERT INTO test_results VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(*key, a.try_index, i, t.name, t.verdict.value, t.message)
+             for i, t in enumerate(a.tests)],
+        )
+
+    def finished_keys(self, run_id: str) -> set[tuple[str, int]]:
+        """Samples that need no more work: everything but infra errors."""
+        rows = self._db.execute(
+            "SELECT task_id, sample_index FROM samples WHERE run_id = ? AND infra = 0", (run_id,)
+        )
+        return {(r[0], r[1]) for r in rows}
+
+    def load_samples(self, run_id: str) -> list[Sample]:
+        samples = {
+            (r[0], r[1]): Sample(r[0], r[1], details=json.loads(r[2]))
+            for r in self._db.execute(
+                "SELECT task_id, sample_index, details FROM samples WHERE run_id = ? "
+                "ORDER BY task_id, sample_index", (run_id,))
+        }
+        tests = self._load_tests(run_id)
+        for row in self._db.execute(
+            f"SELECT task_id, sample_index, {_ATTEMPT_COLUMNS} FROM attempts WHERE run_id = ? "
+            "ORDER BY task_id, sample_index, try_index", (run_id,)
+        ):
+            key = (row[0], row[1])
+            if key in samples:
+                samples[key].attempts.append(_attempt_from_row(row[2:], tests.get((*key, row[2]))))
+        return list(samples.values())
+
+    def _load_tests(self, run_id: str) -> dict[tuple[str, int, int], list[TestResult]]:
+        out: dict[tuple[str, int, int], list[TestResult]] = {}
+        for r in self._db.execute(
+            "SELECT task_id, sample_index, try_index, name, verdict, message FROM test_results "
+            "WHERE run_id = ? ORDER BY task_id, sample_index, try_index, position", (run_id,)
+        ):
+            out.setdefault((r[0], r[1], r[2]), []).append(TestResult(r[3], Verdict(r[4]), r[5]))
+        return out
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._db)
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: Any, *_: Any) -> None:
+        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _attempt_from_row(row: tuple[Any, ...], tests: list[TestResult] | None) -> Attempt:
+    (try_index, verdict, request, reply, code, output, details, model_s, test_s, p_tok, c_tok,
+     cost) = row
+    return Attempt(
+        try_index=try_index, verdict=Verdict(verdict), request=json.loads(request), reply=reply,
+        code=code, output=output, tests=tests or [], details=json.loads(details),
+        model_seconds=model_s, test_seconds=test_s, prompt_tokens=p_tok,
+        completion_tokens=c_tok, cost_usd=cost,
+    )

