@@ -40,3 +40,43 @@ def cli(ct_home: Path):
         return CliResult(proc.returncode, proc.stdout, proc.stderr)
 
     return run
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def llama_server():
+    """A real OpenAI-compatible server (llama.cpp) on loopback serving the embedded GGUF."""
+    import time
+    import urllib.request
+
+    from codetrial.models.local import default_gguf_path
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(default_gguf_path()),
+         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
+         "--model_alias", "smollm2"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.time() + 120
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/models", timeout=2).read()
+                break
+            except OSError:
+                if proc.poll() is not None or time.time() > deadline:
+                    raise RuntimeError("llama_cpp.server did not start") from None
+                time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)

@@ -6,6 +6,8 @@ import asyncio
 import json
 import os
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,7 +15,12 @@ import typer
 from platformdirs import user_data_dir
 from rich.console import Console
 from rich.progress import (
-    BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn,
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
 )
 
 from codetrial.core import Sample, UsageError
@@ -52,7 +59,7 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
 @app.command()
 def run(
     suite: Annotated[str | None, typer.Argument(help="Suite name, e.g. humaneval.")] = None,
-    model: Annotated[str, typer.Option(help="local, local:PATH.gguf, openai:NAME, reference")] = "local",
+    model: Annotated[str, typer.Option(help="local, local:PATH, openai:NAME, reference")] = "local",
     protocol: Annotated[str | None, typer.Option(help="completion or chat (suite default)")] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N tasks.")] = None,
     tasks: Annotated[str | None, typer.Option(help="Comma-separated task ids.")] = None,
@@ -66,9 +73,12 @@ def run(
     concurrency: Annotated[int, typer.Option(help="Samples in flight.")] = 4,
     workers: Annotated[int, typer.Option(help="Warm sandbox workers.")] = 2,
     path: Annotated[Path | None, typer.Option(help="Suite data directory.")] = None,
-    option: Annotated[list[str], typer.Option("--option", "-o", help="Suite option KEY=VALUE.")] = [],  # noqa: B006
+    edit_format: Annotated[str | None, typer.Option(help="whole, diff, udiff, *-func")] = None,
+    tries: Annotated[int | None, typer.Option(help="Edit tries (default 2).")] = None,
+    exercises: Annotated[str | None, typer.Option(help="Comma-separated exercises.")] = None,
+    option: Annotated[list[str], typer.Option("--option", "-o", help="Suite KEY=VALUE.")] = [],  # noqa: B006,E501
     resume: Annotated[str | None, typer.Option(help="Continue a killed run.")] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Ignore the response cache.")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Skip the reply cache.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     store_path: StoreOpt = None,
 ) -> None:
@@ -79,7 +89,9 @@ def run(
     elif suite is None:
         raise UsageError("name a suite (e.g. humaneval) or pass --resume RUN_ID")
     else:
-        suite_options = parse_options(option) | ({"path": str(path)} if path else {})
+        named = {"path": str(path) if path else None, "edit_format": edit_format,
+                 "tries": tries, "exercises": exercises}
+        suite_options = parse_options(option) | {k: v for k, v in named.items() if v is not None}
         config = RunConfig(
             suite=suite, model=model, protocol=protocol, suite_options=suite_options,
             base_url=base_url, api_key_env=api_key_env, samples=samples,
@@ -87,35 +99,46 @@ def run(
             task_ids=tasks.split(",") if tasks else None, limit=limit,
             concurrency=concurrency, sandbox_workers=workers, cache=not no_cache,
         )
-    plan = asyncio.run(prepare(config, home() / "cache.sqlite"))
-    run_id = resume or start_run(store, plan)
-    work = pending(store, run_id, plan)
-    err.print(f"run {run_id}: {plan.config.suite} x {plan.model.name}, "
-              f"{len(plan.tasks)} tasks x {config.samples} samples, {len(work)} to do")
     try:
-        with_progress(lambda cb: asyncio.run(execute(store, run_id, plan, work, cb)), len(work))
+        run_id = asyncio.run(run_async(store, config, resume))
     except KeyboardInterrupt:
-        err.print(f"interrupted: resume with  codetrial run --resume {run_id}")
+        err.print("interrupted: resume with  codetrial run --resume RUN_ID (see codetrial report)")
         raise typer.Exit(130) from None
     show(store, run_id, as_json)
 
 
-def with_progress(job: Any, total: int) -> None:
+async def run_async(store: Store, config: RunConfig, resume: str | None) -> str:
+    """One event loop for the whole run: API clients are bound to the loop that made them."""
+    plan = await prepare(config, home() / "cache.sqlite" if config.cache else None)
+    run_id = resume or start_run(store, plan)
+    work = pending(store, run_id, plan)
+    err.print(f"run {run_id}: {config.suite} x {plan.model.name}, "
+              f"{len(plan.tasks)} tasks x {config.samples} samples, {len(work)} to do")
+    try:
+        with progress_bar(len(work)) as on_sample:
+            await execute(store, run_id, plan, work, on_sample)
+    finally:
+        await plan.model.aclose()
+    return run_id
+
+
+@contextmanager
+def progress_bar(total: int) -> Iterator[Callable[[Sample], None]]:
+    """A bar with ETA and the running pass rate (infra errors left out of the rate)."""
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("pass {task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=err, transient=False) as progress:
+    with Progress(*columns, console=err) as progress:
         bar = progress.add_task("samples", total=total, rate="-")
-        passed = graded = 0
+        counts = {"passed": 0, "graded": 0}
 
         def on_sample(sample: Sample) -> None:
-            nonlocal passed, graded
             if not sample.is_infra_error:
-                graded += 1
-                passed += sample.passed
-            rate = f"{passed / graded:.1%}" if graded else "-"
+                counts["graded"] += 1
+                counts["passed"] += sample.passed
+            rate = f"{counts['passed'] / counts['graded']:.1%}" if counts["graded"] else "-"
             progress.update(bar, advance=1, rate=rate)
 
-        job(on_sample)
+        yield on_sample
 
 
 def run_summary(store: Store, run_id: str) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""95% intervals for rates: Wilson for proportions, bootstrap for means over tasks, t for repeats."""
+"""95% intervals: Wilson for proportions, bootstrap for means over tasks, t for repeats."""
 
 from __future__ import annotations
 

@@ -5,7 +5,12 @@ from __future__ import annotations
 from codetrial.core import Sample, Task
 from codetrial.models.base import Reply
 from codetrial.protocols.base import (
-    Protocol, SampleContext, ask, attempt_from_reply, graded, protocol,
+    Protocol,
+    SampleContext,
+    ask,
+    attempt_from_reply,
+    graded,
+    protocol,
 )
 from codetrial.protocols.extract import extract_code
 

@@ -85,8 +85,8 @@ def create_suite(name: str, options: dict[str, Any]) -> Suite:
 def select_tasks(tasks: list[Task], ids: list[str] | None, limit: int | None) -> list[Task]:
     """--tasks then --limit; an unknown id is a usage error, not a silently smaller run."""
     if ids:
-        by_id = {t.id: t for t in tasks}
-        by_id.update({t.id.rsplit("/", 1)[-1]: t for t in tasks if t.id.rsplit("/", 1)[-1] not in by_id})
+        by_id = {t.id.rsplit("/", 1)[-1]: t for t in tasks}  # "HumanEval/3" or just "3"
+        by_id.update({t.id: t for t in tasks})
         missing = [i for i in ids if i not in by_id]
         if missing:
             raise UsageError(f"unknown task id(s): {', '.join(missing)}")

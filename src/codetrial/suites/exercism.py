@@ -1,0 +1,104 @@
+"""Exercism practice exercises (Python track layout) as code-editing tasks.
+
+Accepted layouts: DIR/<slug>/, DIR/exercises/practice/<slug>/ and
+DIR/<language>/exercises/practice/<slug>/. Each exercise has .meta/config.json whose `files`
+object names the solution stubs, the tests and the reference (`example`) solution.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from codetrial.core import Task, UsageError
+from codetrial.suites.base import suite
+from codetrial.suites.editing import EditSuite
+
+DOC_PARTS = ("introduction.md", "instructions.md", "instructions.append.md")
+PATTERNS = ("*/.meta/config.json", "exercises/practice/*/.meta/config.json",
+            "python/exercises/practice/*/.meta/config.json")
+
+
+def find_exercises(root: Path) -> list[Path]:
+    if not root.is_dir():
+        raise UsageError(f"{root}: exercise directory not found")
+    found = sorted({c.parent.parent for pattern in PATTERNS for c in root.glob(pattern)})
+    if not found:
+        raise UsageError(f"{root}: no exercises (expected <slug>/.meta/config.json)")
+    return found
+
+
+def read_config(exercise: Path) -> dict[str, list[str]]:
+    path = exercise / ".meta" / "config.json"
+    try:
+        files = json.loads(path.read_text())["files"]
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from exc
+    except (KeyError, TypeError):
+        raise UsageError(f"{path}: missing field 'files'") from None
+    for key in ("solution", "test", "example"):
+        value = files.get(key) if isinstance(files, dict) else None
+        if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+            raise UsageError(f"{path}: field 'files.{key}' must be a non-empty list of paths")
+        for rel in value:
+            if not (exercise / rel).is_file():
+                raise UsageError(f"{path}: field 'files.{key}' names {rel!r}, which is missing")
+    return files
+
+
+def instructions(exercise: Path) -> str:
+    parts = [(exercise / ".docs" / p) for p in DOC_PARTS]
+    return "\n\n".join(p.read_text().strip() for p in parts if p.is_file())
+
+
+def load_exercise(exercise: Path) -> Task:
+    files = read_config(exercise)
+
+    def read(rel: str) -> str:
+        return (exercise / rel).read_text()
+
+    pristine = {str(p.relative_to(exercise)): p.read_text()
+                for p in sorted(exercise.rglob("*"))
+                if p.is_file() and ".meta" not in p.parts and ".docs" not in p.parts
+                and "__pycache__" not in p.parts}
+    example = [read(rel) for rel in files["example"]]
+    return Task(
+        id=exercise.name, suite="exercism", prompt=instructions(exercise),
+        data={
+            "stubs": {rel: read(rel) for rel in files["solution"]},
+            "reference": dict(zip(files["solution"], example, strict=False)),
+            "pristine": pristine,
+            "tests": [Path(rel).with_suffix("").as_posix().replace("/", ".")
+                      for rel in files["test"]],
+        },
+    )
+
+
+@suite("exercism")
+class Exercism(EditSuite):
+    name = "exercism"
+
+    def load_tasks(self) -> list[Task]:
+        if not self.options.get("path"):
+            raise UsageError("exercism needs --path DIR (an Exercism practice layout)")
+        tasks = [load_exercise(e) for e in find_exercises(Path(self.options["path"]))]
+        wanted = self.options.get("exercises")
+        if wanted:
+            names = wanted.split(",") if isinstance(wanted, str) else list(wanted)
+            unknown = sorted(set(names) - {t.id for t in tasks})
+            if unknown:
+                raise UsageError(f"--exercises: unknown exercise(s) {', '.join(unknown)}")
+            tasks = [t for t in tasks if t.id in names]
+        return tasks
+
+    def edit_files(self, task: Task) -> dict[str, str]:
+        return dict(task.data["stubs"])
+
+    def reference_files(self, task: Task) -> dict[str, str]:
+        return dict(task.data["reference"])
+
+    def pristine_files(self, task: Task) -> dict[str, str]:
+        return dict(task.data["pristine"])
+
+    def test_modules(self, task: Task) -> list[str]:
+        return list(task.data["tests"])
