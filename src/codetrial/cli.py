@@ -64,6 +64,7 @@ def run(
     limit: Annotated[int | None, typer.Option(help="Only the first N tasks.")] = None,
     tasks: Annotated[str | None, typer.Option(help="Comma-separated task ids.")] = None,
     samples: Annotated[int, typer.Option("-n", "--samples", help="Samples per task.")] = 1,
+    repeat: Annotated[int | None, typer.Option(help="Repeat the whole run R times.")] = None,
     temperature: float = 0.0,
     top_p: float = 1.0,
     max_tokens: int = 512,
@@ -94,7 +95,7 @@ def run(
         suite_options = parse_options(option) | {k: v for k, v in named.items() if v is not None}
         config = RunConfig(
             suite=suite, model=model, protocol=protocol, suite_options=suite_options,
-            base_url=base_url, api_key_env=api_key_env, samples=samples,
+            base_url=base_url, api_key_env=api_key_env, samples=repeat or samples,
             temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
             task_ids=tasks.split(",") if tasks else None, limit=limit,
             concurrency=concurrency, sandbox_workers=workers, cache=not no_cache,
@@ -180,6 +181,74 @@ def report(
 
 
 @app.command()
+def compare(
+    run_a: Annotated[str, typer.Argument(help="Baseline run id.")],
+    run_b: Annotated[str, typer.Argument(help="Run to compare with it.")],
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    store_path: StoreOpt = None,
+) -> None:
+    """Paired comparison on shared (task, sample) pairs: difference, interval, McNemar, flips."""
+    from codetrial.metrics.paired import compare as paired
+    from codetrial.report.terminal import print_comparison
+
+    store = open_store(store_path)
+    result = paired(store.load_samples(run_a), store.load_samples(run_b))
+    if as_json:
+        print(json.dumps({"run_a": run_a, "run_b": run_b, "pairs": result.pairs,
+                          "rate_a": result.rate_a, "rate_b": result.rate_b,
+                          "difference": result.difference.as_dict(), "p_value": result.p_value,
+                          "a_only": result.a_only, "b_only": result.b_only}))
+    else:
+        print_comparison(run_a, run_b, result, out)
+
+
+@app.command()
+def export(
+    run_id: Annotated[str, typer.Argument(help="Run id.")],
+    fmt: Annotated[str, typer.Option("--format", help="jsonl, csv or humaneval")] = "jsonl",
+    output: Annotated[Path | None, typer.Option("--out", help="File (default stdout).")] = None,
+    store_path: StoreOpt = None,
+) -> None:
+    """Write a stored run out for other tools."""
+    from codetrial.store.export import export as render
+    from codetrial.suites import create_suite
+
+    store = open_store(store_path)
+    record = store.get_run(run_id)
+    prompts: dict[str, str] = {}
+    if fmt == "humaneval":
+        suite = create_suite(record.suite, record.config.get("suite_options", {}))
+        prompts = {t.id: t.prompt for t in suite.load_tasks()}
+    text = render(store.load_samples(run_id), fmt, prompts)
+    if output:
+        write_atomically(output, text)
+    else:
+        sys.stdout.write(text)
+
+
+@app.command("import")
+def import_(
+    samples_file: Annotated[Path, typer.Argument(help="JSONL of {task_id, completion}.")],
+    suite: Annotated[str, typer.Option(help="Suite the task ids belong to.")] = "humaneval",
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    store_path: StoreOpt = None,
+) -> None:
+    """Grade completions made elsewhere, as a new run."""
+    from codetrial.runner.importer import import_samples
+
+    store = open_store(store_path)
+    run_id = asyncio.run(import_samples(store, samples_file, suite))
+    show(store, run_id, as_json)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """No half-written output: write beside the target, then rename over it."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+@app.command()
 def doctor() -> None:
     """Say which sandbox mode is active and why, and where the model and the store are."""
     from codetrial.doctor import checks
@@ -192,5 +261,5 @@ def main() -> None:
     try:
         app()
     except UsageError as exc:
-        err.print(f"codetrial: error: {exc}", markup=False, highlight=False)
+        print(f"codetrial: error: {exc}", file=sys.stderr)
         sys.exit(2)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from codetrial.core import Sample, Verdict
-from codetrial.metrics.intervals import wilson
+from codetrial.metrics.intervals import t_interval, wilson
 
 COUNTERS = ("malformed_replies", "syntax_errors", "indentation_errors", "lazy_comments",
             "test_timeouts", "exhausted_context_windows")
@@ -24,7 +24,7 @@ def edit_figures(samples: list[Sample]) -> dict[str, Any]:
     tries = max((s.details.get("tries", len(s.attempts)) for s in graded), default=0)
     passes = [passed_on_try(s) for s in graded]
     by_try = [wilson(sum(1 for p in passes if p is not None and p <= k), len(graded))
-              for k in range(1, tries + 1)]
+              for k in range(1, tries + 1)]  # over all repeats pooled
     malformed_cases = sum(1 for s in graded if _count(s, "malformed_replies") > 0)
     n = max(len(graded), 1)
     figures: dict[str, Any] = {
@@ -38,7 +38,20 @@ def edit_figures(samples: list[Sample]) -> dict[str, Any]:
         "test_seconds_per_case": sum(s.total("test_seconds") for s in graded) / n,
     }
     figures.update({name: sum(_count(s, name) for s in samples) for name in COUNTERS})
+    repeats = sorted({s.index for s in graded})
+    if len(repeats) > 1:
+        figures["repeats"] = len(repeats)
+        figures["pass_rate_by_try_repeats"] = [
+            t_interval([_rate([s for s in graded if s.index == r], k) for r in repeats]).as_dict()
+            for k in range(1, tries + 1)
+        ]
     return figures
+
+
+def _rate(samples: list[Sample], by_try: int) -> float:
+    """One repeat's pass rate after `by_try` tries."""
+    passes = [passed_on_try(s) for s in samples]
+    return sum(1 for p in passes if p is not None and p <= by_try) / max(len(samples), 1)
 
 
 def _count(sample: Sample, name: str) -> int:

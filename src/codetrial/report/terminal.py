@@ -34,3 +34,18 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
     for key, value in summary.get("suite_figures", {}).items():
         table.add_row(key, str(value))
     console.print(table)
+
+
+def print_comparison(run_a: str, run_b: str, result: Any, console: Console) -> None:
+    d = result.difference
+    console.print(f"{run_a} -> {run_b}: {result.pairs} paired samples")
+    console.print(f"pass rate {result.rate_a:.1%} -> {result.rate_b:.1%}, difference "
+                  f"{d.value:+.1%} (95% paired bootstrap [{d.low:+.1%}, {d.high:+.1%}]), "
+                  f"McNemar exact p = {result.p_value:.4g}")
+    table = Table("task", "sample", "flip")
+    for task, index in result.a_only:
+        table.add_row(task, str(index), "passed -> failed")
+    for task, index in result.b_only:
+        table.add_row(task, str(index), "failed -> passed")
+    if result.a_only or result.b_only:
+        console.print(table)
