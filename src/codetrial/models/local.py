@@ -75,8 +75,8 @@ class LocalModel(Model):
             stop=request.stop or None,
             seed=_seed(request),
         )
-        start = time.perf_counter()
         with self._lock:
+            start = time.perf_counter()  # time spent generating, not queueing for the lock
             try:
                 if request.kind == "chat":
                     out = self._llama.create_chat_completion(messages=request.messages, **params)
