@@ -10,12 +10,14 @@ Status = Literal["ok", "error", "timeout", "oom", "output_limit", "sandbox_error
 
 @dataclass(frozen=True)
 class Limits:
-    wall_seconds: float = 10.0
-    cpu_seconds: float = 10.0
-    memory_mb: int = 1024
-    max_processes: int = 32
-    max_output_bytes: int = 64_000
-    max_file_mb: int = 32
+    """Per-program limits. All are set in the program's own process before its code runs."""
+
+    wall_seconds: float = 10.0  # from fork to exit; then the whole process tree is killed
+    cpu_seconds: float = 10.0  # per process, rounded up to whole seconds (RLIMIT_CPU)
+    memory_mb: int = 1024  # address space on top of what the process already maps (RLIMIT_AS)
+    max_processes: int = 32  # processes *and threads* of the program's uid (RLIMIT_NPROC)
+    max_output_bytes: int = 64_000  # kept per stream; 16x this in all kills the program
+    max_file_mb: int = 32  # largest file it may write (RLIMIT_FSIZE)
 
 
 @dataclass(frozen=True)
@@ -25,7 +27,10 @@ class Program:
     `files` are written into the fresh working directory first. A `code` program succeeds when
     it runs to its end without an exception; its module-level `__results__` (JSON-able) comes
     back as `Outcome.report`. An `argv` program reports by writing JSON lines that start with
-    the nonce it reads from the fd named in $CODETRIAL_NONCE_FD to the fd in $CODETRIAL_REPORT_FD.
+    the nonce it reads from the fd named in $CODETRIAL_NONCE_FD to the fd in $CODETRIAL_REPORT_FD;
+    `Outcome.report` is then the list of accepted objects, and status "ok" means exit status 0.
+    Code that shares a process with its checks can forge their result (the nonce is in its
+    memory): a reporter should read the nonce before it imports the code under test.
     """
 
     code: str | None = None
@@ -45,3 +50,5 @@ class Outcome:
     report: Any = None
     wall_seconds: float = 0.0
     detail: str = ""
+    truncated: bool = False  # stdout or stderr was cut to Limits.max_output_bytes
+    cpu_seconds: float = 0.0

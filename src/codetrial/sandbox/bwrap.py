@@ -1,0 +1,153 @@
+"""The bubblewrap command line that starts one worker, and what it binds.
+
+Only the system and the Python installation are visible, read-only; the harness's home, working
+directory and data never are. Each choice here was checked with bwrap 0.8 as root:
+- `--unshare-all` also creates a user namespace that maps only uid 0, so the worker could not
+  switch to an unprivileged uid and RLIMIT_NPROC would never apply. As root we unshare every
+  other namespace and keep CAP_SETUID/SETGID/KILL/CHOWN for the worker only (setresuid empties
+  them in each child, and bwrap sets no_new_privs, so setuid binaries grant nothing); as another
+  user we add `--unshare-user` and keep the uid.
+- An unprivileged program can still create a user namespace and be "root" in it: the worker
+  adds a seccomp filter for that (see _worker.py).
+- bwrap creates the parent directories of a bind in its own root tmpfs, so binding
+  /root/.pyenv/versions/X shows that one directory and nothing else of the 0700 /root (we
+  create those parents 0755 ourselves: bwrap makes them 0700, untraversable for the program).
+- /tmp is a size-limited tmpfs owned by root (0755): only the workdir in it is the program's.
+  /dev/shm is a small private 1777 tmpfs, emptied after every program.
+- `--as-pid-1` makes the worker init of its pid namespace: programs in it cannot signal it,
+  orphans come to it, and its death kills everything inside.
+- The JVM needs its hostname to resolve and its uid to have a passwd entry: /etc/hosts,
+  /etc/passwd and /etc/group are replaced by copies that provide both.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import os
+import shutil
+import site
+import sys
+import tempfile
+
+HOSTNAME = "sandbox"
+HOSTS = f"127.0.0.1\tlocalhost {HOSTNAME}\n::1\tlocalhost ip6-localhost ip6-loopback\n"
+WORKER_PATH = "/opt/codetrial/worker.py"
+WORKDIR = "/tmp/w/run"  # every program's working and home directory
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+WORKER_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN")
+
+
+def site_dirs() -> list[str]:
+    """Directories whose packages programs may import (numpy, duckdb, ...)."""
+    found = [*site.getsitepackages(), *sys.path]
+    if site.ENABLE_USER_SITE:
+        found.append(site.getusersitepackages())
+    keep = (p for p in found if p.endswith(("site-packages", "dist-packages")) and os.path.isdir(p))
+    return list(dict.fromkeys(keep))
+
+
+def _covered(path: str, by: list[str]) -> bool:
+    return any(path == b or path.startswith(b.rstrip("/") + "/") for b in by)
+
+
+def python_dirs() -> list[str]:
+    """The interpreter's prefixes and site dirs, outermost first, nested ones dropped."""
+    wanted = [sys.base_prefix, sys.prefix, os.path.dirname(sys.executable), *site_dirs()]
+    wanted += [os.path.realpath(p) for p in wanted]
+    chosen: list[str] = []
+    for path in sorted(set(wanted), key=len):
+        if os.path.isdir(path) and not _covered(path, [*SYSTEM_DIRS, *chosen]):
+            chosen.append(path)
+    return chosen
+
+
+def python_binds() -> list[str]:
+    """Read-only binds of the Python dirs. bwrap would create their parents (e.g. /root) with
+    mode 0700, which the unprivileged program cannot traverse: create them 0755 first."""
+    args: list[str] = []
+    made = {"/tmp", "/dev", "/proc"}  # mounted by then
+    for path in python_dirs():
+        parent = os.path.dirname(path)
+        parents = []
+        while parent not in ("/", "") and parent not in made:
+            parents.append(parent)
+            parent = os.path.dirname(parent)
+        for parent in reversed(parents):
+            args += ["--perms", "0755", "--dir", parent]
+            made.add(parent)
+        args += ["--ro-bind", path, path]
+    return args
+
+
+def system_binds() -> list[str]:
+    args: list[str] = []
+    for path in SYSTEM_DIRS:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    return args
+
+
+@functools.cache
+def _etc_dir() -> str:
+    folder = tempfile.mkdtemp(prefix="codetrial-sandbox-etc-")
+    os.chmod(folder, 0o755)
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
+@functools.cache
+def _etc_file(name: str, text: str) -> str:
+    """Written to a new inode each time: running sandboxes keep the copy they bound."""
+    path = os.path.join(_etc_dir(), name)
+    fd, tmp = tempfile.mkstemp(dir=_etc_dir())
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+    return path
+
+
+def _host_text(path: str) -> str:
+    try:
+        with open(path) as fh:
+            text = fh.read()
+    except OSError:
+        return ""
+    return text if text.endswith("\n") or not text else text + "\n"
+
+
+def etc_binds(uid: int | None) -> list[str]:
+    """/etc/hosts where the sandbox's hostname resolves, and (as root) /etc/passwd and /etc/group
+    that name the program's uid: the JVM, getpass and friends need both."""
+    args = ["--ro-bind", _etc_file("hosts", HOSTS), "/etc/hosts"]
+    if uid is not None:
+        user = f"sandbox:x:{uid}:{uid}:codetrial program:{WORKDIR}:/usr/sbin/nologin\n"
+        passwd = _etc_file(f"passwd-{uid}", _host_text("/etc/passwd") + user)
+        group = _etc_file(f"group-{uid}", _host_text("/etc/group") + f"sandbox:x:{uid}:\n")
+        args += ["--ro-bind", passwd, "/etc/passwd", "--ro-bind", group, "/etc/group"]
+    return args
+
+
+def command(bwrap: str, worker_file: str, config: str, *, uid: int | None, tmpfs_mb: int,
+            shm_mb: int) -> list[str]:
+    """argv that runs `worker_file` as a worker inside a fresh sandbox."""
+    args = [bwrap, "--die-with-parent", "--new-session", "--clearenv", "--as-pid-1",
+            "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+            "--unshare-cgroup-try", "--hostname", HOSTNAME]
+    if uid is not None:  # root: the worker keeps what it needs to switch programs to `uid`
+        args += ["--cap-drop", "ALL"]
+        for cap in WORKER_CAPS:
+            args += ["--cap-add", cap]
+    else:
+        args += ["--unshare-user"]
+    # the tmpfs first, so that a Python installed under /tmp is bound on top of it, not hidden
+    args += ["--proc", "/proc", "--dev", "/dev", "--mqueue", "/dev/mqueue",
+             "--perms", "1777", "--size", str(shm_mb << 20), "--tmpfs", "/dev/shm",
+             "--perms", "0755", "--size", str(tmpfs_mb << 20), "--tmpfs", "/tmp"]
+    args += system_binds() + python_binds() + etc_binds(uid)
+    args += ["--ro-bind", worker_file, WORKER_PATH, "--chdir", "/", "--",
+             sys.executable, "-I", "-S", "-X", "utf8", WORKER_PATH, config]
+    return args

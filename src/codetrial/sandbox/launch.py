@@ -1,0 +1,125 @@
+"""How a worker is started in each mode, and which unprivileged uid its programs run as.
+
+Every worker gets its own uid: RLIMIT_NPROC counts all processes of a uid, so with a shared uid
+one program's fork bomb would stop every other worker's programs from forking. A uid is claimed
+with a lock file, which also keeps two harness processes on one machine apart.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pwd
+import shutil
+import stat
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from importlib import resources
+
+from codetrial.sandbox import bwrap
+from codetrial.sandbox.procs import kill_all, pids_of_uid
+
+UID_BASE = int(os.environ.get("CODETRIAL_SANDBOX_UID_BASE", "65100"))
+UID_SPAN = 400
+LOCK_DIR = "/tmp/codetrial-sandbox-uids"
+BUBBLEWRAP, PROCESS = "bubblewrap", "process"
+
+
+@dataclass
+class Options:
+    tmpfs_mb: int = 512
+    shm_mb: int = 64
+    preload: tuple[str, ...] = ()
+
+
+@dataclass
+class Launch:
+    """One worker's command line, and what to remove once it is gone."""
+
+    argv: list[str]
+    cwd: str = "/"
+    scratch: str | None = None  # a host directory of the process mode, removed afterwards
+    uid: int | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    nested: bool = False  # the worker is the init of a pid namespace below the launched process
+
+    def discard(self) -> None:
+        if self.scratch:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+class UidClaim:
+    """An unused uid held for as long as this object lives (or until `release`)."""
+
+    def __init__(self) -> None:
+        _private_dir(LOCK_DIR)
+        flags = os.O_CREAT | os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW
+        for uid in range(UID_BASE, UID_BASE + UID_SPAN):
+            if _is_real_user(uid):
+                continue
+            fd = os.open(f"{LOCK_DIR}/{uid}.lock", flags, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            self.uid, self._fd = uid, fd
+            kill_all(pids_of_uid(uid))  # whatever a crashed earlier holder left running
+            return
+        raise RuntimeError(f"no free sandbox uid in {UID_BASE}..{UID_BASE + UID_SPAN - 1}")
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def _private_dir(path: str) -> None:
+    """Create `path` for us alone, or refuse one that someone else could have prepared."""
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    st = os.lstat(path)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
+        raise RuntimeError(f"{path} must be a directory owned by uid {os.geteuid()}, "
+                           "writable by it alone")
+
+
+def _is_real_user(uid: int) -> bool:
+    try:
+        pwd.getpwuid(uid)
+        return True
+    except KeyError:
+        return False
+
+
+def worker_file() -> str:
+    return str(resources.files("codetrial.sandbox").joinpath("_worker.py"))
+
+
+def _config(uid: int | None, pidns: bool, workdir: str, options: Options) -> str:
+    bindir = os.path.dirname(sys.executable)
+    return json.dumps({
+        "uid": uid, "gid": uid, "pidns": pidns, "workdir": workdir,
+        "shm_dir": "/dev/shm" if pidns else None,
+        "mqueue_dir": "/dev/mqueue" if pidns else None,
+        "scrub_dirs": [] if pidns or uid is None else ["/tmp", "/var/tmp", "/dev/shm"],
+        "site_dirs": bwrap.site_dirs(), "preload": list(options.preload),
+        "path": f"{bindir}:/usr/local/bin:/usr/bin:/bin",
+    })
+
+
+def bubblewrap_launch(bwrap_exe: str, uid: int | None, options: Options) -> Launch:
+    config = _config(uid, True, bwrap.WORKDIR, options)
+    argv = bwrap.command(bwrap_exe, worker_file(), config, uid=uid, tmpfs_mb=options.tmpfs_mb,
+                         shm_mb=options.shm_mb)
+    return Launch(argv=argv, uid=uid, nested=True)
+
+
+def process_launch(uid: int | None, options: Options) -> Launch:
+    """The weak mode: the same worker as a plain process in a private scratch directory."""
+    scratch = tempfile.mkdtemp(prefix="codetrial-sandbox-")
+    os.chmod(scratch, 0o711)
+    config = _config(uid, False, os.path.join(scratch, "w", "run"), options)
+    argv = [sys.executable, "-I", "-S", "-X", "utf8", worker_file(), config]
+    return Launch(argv=argv, cwd=scratch, scratch=scratch, uid=uid)

@@ -1,0 +1,68 @@
+"""Finding and killing processes through /proc: the harness's side of "leave nothing behind"."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+
+def all_pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def _stat(pid: int) -> list[str]:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return []
+
+
+def real_uid(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("Uid:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def descendants(root: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for pid in all_pids():
+        fields = _stat(pid)
+        if len(fields) > 1:
+            children.setdefault(int(fields[1]), []).append(pid)
+    found, todo = set(), [root]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def pids_of_uid(uid: int) -> set[int]:
+    return {pid for pid in all_pids() if real_uid(pid) == uid}
+
+
+def kill_all(pids: set[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def kill_tree(pid: int, uid: int | None = None) -> None:
+    """SIGKILL a process, its group, its descendants and (when given) every process of `uid`."""
+    victims = descendants(pid) | {pid}
+    if uid is not None:
+        victims |= pids_of_uid(uid)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    kill_all(victims)

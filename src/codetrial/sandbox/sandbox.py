@@ -1,0 +1,162 @@
+"""The sandbox: a pool of warm workers, each running one untrusted program at a time.
+
+The pool is thread-based rather than bound to one event loop: each worker is driven by
+blocking, deadline-checked I/O in a dedicated thread, so `run` works from any event loop and
+`run_sync` from plain code. Worker processes are all spawned from one more thread that lives
+until the workers are stopped: bwrap's --die-with-parent fires when the spawning *thread* exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import queue
+import shutil
+import weakref
+from concurrent.futures import ThreadPoolExecutor
+
+from codetrial.sandbox import launch
+from codetrial.sandbox.launch import BUBBLEWRAP, Launch, Options, UidClaim
+from codetrial.sandbox.mode import is_root, resolve_mode
+from codetrial.sandbox.protocol import to_outcome, to_request
+from codetrial.sandbox.types import Limits, Outcome, Program
+from codetrial.sandbox.worker import WorkerFailure, WorkerProcess
+
+_ids = itertools.count(1)
+
+
+class _Slot:
+    """One worker position in the pool: its uid, and its worker (restarted when needed)."""
+
+    def __init__(self, mode: str, options: Options, margin: float,
+                 spawner: ThreadPoolExecutor) -> None:
+        self.mode, self.options, self.margin = mode, options, margin
+        self.spawner = spawner
+        self.claim = UidClaim() if is_root() else None
+        self.worker: WorkerProcess | None = None
+        self.restarts = 0
+
+    @property
+    def uid(self) -> int | None:
+        return self.claim.uid if self.claim else None
+
+    def _launch(self) -> Launch:
+        if self.mode == BUBBLEWRAP:
+            return launch.bubblewrap_launch(shutil.which("bwrap") or "bwrap", self.uid,
+                                            self.options)
+        return launch.process_launch(self.uid, self.options)
+
+    def _ready(self) -> WorkerProcess:
+        if self.worker is not None and not self.worker.alive():
+            self.discard()
+        if self.worker is None:
+            self.worker = self.spawner.submit(WorkerProcess.start, self._launch()).result()
+        return self.worker
+
+    def run(self, program: Program, limits: Limits) -> Outcome:
+        request = to_request(program, limits, next(_ids))
+        try:
+            reply = self._ready().call(request, limits.wall_seconds + self.margin)
+        except WorkerFailure as exc:
+            self.discard()
+            return Outcome(status="sandbox_error", detail=str(exc))
+        if reply.get("restart"):
+            self.discard()
+        return to_outcome(reply)
+
+    def discard(self) -> None:
+        if self.worker is not None:
+            self.worker.kill()
+            self.worker = None
+            self.restarts += 1
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.stop()
+            self.worker = None
+        if self.claim:
+            self.claim.release()
+
+
+def _close_slots(slots: list[_Slot], spawner: ThreadPoolExecutor) -> None:
+    for slot in slots:
+        slot.close()
+    spawner.shutdown(wait=True)
+
+
+class Sandbox:
+    """Runs Programs under Limits in isolated, warm worker processes.
+
+    `Sandbox(workers=2, mode=None)`; mode None picks bubblewrap when it works (see
+    `detect_mode`). Workers start lazily and are replaced when they die or misbehave.
+    """
+
+    def __init__(self, workers: int = 2, mode: str | None = None, *, tmpfs_mb: int = 512,
+                 margin_seconds: float = 5.0, preload: tuple[str, ...] = ()) -> None:
+        if workers < 1:
+            raise ValueError("a sandbox needs at least one worker")
+        self.mode, self.mode_reason = resolve_mode(mode)
+        options = Options(tmpfs_mb=tmpfs_mb, preload=tuple(preload))
+        spawner = ThreadPoolExecutor(1, thread_name_prefix="codetrial-sandbox-spawn")
+        self._slots = [_Slot(self.mode, options, margin_seconds, spawner) for _ in range(workers)]
+        self._free: queue.SimpleQueue[_Slot] = queue.SimpleQueue()
+        for slot in self._slots:
+            self._free.put(slot)
+        self._executor = ThreadPoolExecutor(workers, thread_name_prefix="codetrial-sandbox")
+        self._finalizer = weakref.finalize(self, _close_slots, self._slots, spawner)
+        self._closed = False
+
+    @property
+    def uids(self) -> list[int]:
+        """The uids programs run as (empty when not root): for leak checks."""
+        return [slot.uid for slot in self._slots if slot.uid is not None]
+
+    @property
+    def worker_pids(self) -> list[int]:
+        return [slot.worker.pid for slot in self._slots if slot.worker is not None]
+
+    @property
+    def restarts(self) -> int:
+        return sum(slot.restarts for slot in self._slots)
+
+    def _run(self, program: Program, limits: Limits) -> Outcome:
+        slot = self._free.get()
+        try:
+            return slot.run(program, limits)
+        finally:
+            self._free.put(slot)
+
+    async def run(self, program: Program, limits: Limits = Limits()) -> Outcome:  # noqa: B008
+        """Run one program; waits for a free worker. Never raises for what the program did."""
+        if self._closed:
+            raise RuntimeError("the sandbox is closed")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._run, program, limits)
+
+    def run_sync(self, program: Program, limits: Limits = Limits()) -> Outcome:  # noqa: B008
+        if self._closed:
+            raise RuntimeError("the sandbox is closed")
+        return self._executor.submit(self._run, program, limits).result()
+
+    def close(self) -> None:
+        """Stop every worker, after the programs already running (queued ones are dropped)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._executor.shutdown(wait=True, cancel_futures=True)
+        self._finalizer()
+
+    async def aclose(self) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, self.close)
+
+    async def __aenter__(self) -> Sandbox:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,121 @@
+"""The harness's handle on one worker process: start it, send a program, get an answer in time.
+
+Anything unexpected (no answer within the deadline, a dead worker, a garbled reply) kills the
+worker's whole process tree; the caller then starts a fresh one.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+import time
+
+from codetrial.sandbox import protocol
+from codetrial.sandbox.launch import Launch
+from codetrial.sandbox.procs import descendants, kill_all, kill_tree, pids_of_uid
+
+START_SECONDS = 30.0
+KILL_GRACE_SECONDS = 1.0
+
+
+class WorkerFailure(Exception):
+    """The worker, not the program, failed: the outcome is a sandbox error."""
+
+
+class WorkerProcess:
+    """A started worker; its stderr goes to a private log that failures quote."""
+
+    def __init__(self, launch: Launch) -> None:
+        self.launch = launch
+        self.ready: dict = {}
+        self._log = tempfile.TemporaryFile()
+        self._proc = subprocess.Popen(
+            launch.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
+            cwd=launch.cwd, env=launch.env, start_new_session=True, close_fds=True,
+        )
+        self._in, self._out = self._proc.stdin.fileno(), self._proc.stdout.fileno()
+        os.set_blocking(self._in, False)
+        os.set_blocking(self._out, False)
+
+    @classmethod
+    def start(cls, launch: Launch, timeout: float = START_SECONDS) -> WorkerProcess:
+        try:
+            worker = cls(launch)
+        except OSError as exc:
+            launch.discard()
+            raise WorkerFailure(f"the worker could not be started: {exc}") from exc
+        try:
+            worker.ready = protocol.recv(worker._out, time.monotonic() + timeout)
+        except protocol.ChannelError as exc:
+            tail = worker.log_tail()  # before kill() closes the log
+            worker.kill()
+            raise WorkerFailure(f"the worker did not start: {exc}{tail}") from exc
+        return worker
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    def alive(self) -> bool:
+        return self._proc.poll() is None
+
+    def call(self, request: dict, timeout: float) -> dict:
+        deadline = time.monotonic() + timeout
+        try:
+            protocol.send(self._in, request, deadline)
+            reply = protocol.recv(self._out, deadline)
+        except protocol.ChannelError as exc:
+            tail = self.log_tail()
+            self.kill()
+            raise WorkerFailure(f"{exc}; the worker was killed{tail}") from exc
+        if reply.get("id") != request.get("id"):
+            self.kill()
+            raise WorkerFailure("the worker answered another request; it was killed")
+        return reply
+
+    def log_tail(self, limit: int = 2000) -> str:
+        try:
+            self._log.seek(0)
+            text = self._log.read().decode("utf-8", "replace")[-limit:].strip()
+        except (OSError, ValueError):
+            return ""
+        return f" (worker stderr: {text})" if text else ""
+
+    def kill(self) -> None:
+        """SIGKILL the whole tree: the namespace, bwrap's group, whatever runs as the uid.
+
+        Under bwrap the worker (the namespace's init, whose death ends everything inside) is
+        killed first so that bwrap reaps it: killed the other way round, it would be left to
+        the machine's init, which need not reap zombies.
+        """
+        if self._proc.returncode is None:  # never signal a reaped pid: it may be reused
+            if self.launch.nested:
+                kill_all(descendants(self._proc.pid))
+                try:
+                    self._proc.wait(KILL_GRACE_SECONDS)
+                except subprocess.TimeoutExpired:
+                    pass
+            if self._proc.returncode is None:
+                kill_tree(self._proc.pid, self.launch.uid)
+                self._proc.wait()
+        if self.launch.uid is not None:
+            kill_all(pids_of_uid(self.launch.uid))
+        self._close()
+
+    def stop(self, grace: float = 2.0) -> None:
+        """Ask the worker to exit (EOF on its input); kill it if it does not."""
+        try:
+            self._proc.stdin.close()
+            self._proc.wait(grace)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        self.kill()
+
+    def _close(self) -> None:
+        for stream in (self._proc.stdin, self._proc.stdout, self._log):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        self.launch.discard()
