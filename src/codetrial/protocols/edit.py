@@ -124,7 +124,8 @@ class EditProtocol(Protocol):
         try:
             edits = conv.fmt.parse(reply.text, reply.tool_calls, list(conv.files))
         except MalformedReply as exc:
-            return f"Your reply could not be used: {exc}\n\n{conv.fmt.system_prompt()}"
+            return (f"Your reply could not be used: {exc}\n"
+                    "Send the edits again, exactly in the format the first message described.")
         result = conv.fmt.apply(edits, conv.files)
         conv.files = {p: result.files[p] for p in conv.files if p in result.files}
         total.details["applied"].extend(result.applied)

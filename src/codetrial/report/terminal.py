@@ -8,6 +8,21 @@ from rich.console import Console
 from rich.table import Table
 
 
+CORE_FIELDS = {"run_id", "suite", "model", "protocol", "tasks", "samples", "passed", "pass_rate",
+               "pass_at", "infra_errors", "verdict_counts", "tokens", "cost_usd",
+               "model_seconds", "test_seconds", "finished"}
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, list):
+        return ", ".join(_plain(v) for v in value)
+    if isinstance(value, dict) and {"value", "low", "high"} <= value.keys():
+        return f"{value['value']:.3f} [{value['low']:.3f}, {value['high']:.3f}]"
+    return str(value)
+
+
 def _fmt(estimate: dict[str, float] | None) -> str:
     if not estimate:
         return "undefined (n < k)"
@@ -31,8 +46,9 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
     table.add_row("tokens / cost", f"{summary['tokens']} / ${summary['cost_usd']:.4f}")
     table.add_row("model s / test s", f"{summary['model_seconds']:.1f} / "
                                       f"{summary['test_seconds']:.1f}")
-    for key, value in summary.get("suite_figures", {}).items():
-        table.add_row(key, str(value))
+    for key, value in summary.items():
+        if key not in CORE_FIELDS and not key.endswith("_interval"):
+            table.add_row(key.replace("_", " "), _plain(value))
     console.print(table)
 
 
