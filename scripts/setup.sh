@@ -10,6 +10,8 @@ want_test=0
 
 apt_packages=()
 command -v bwrap >/dev/null || apt_packages+=(bubblewrap)
+# the HTML report test opens the report in a real headless browser
+[ $want_test = 1 ] && ! command -v chromium >/dev/null && apt_packages+=(chromium)
 if [ ${#apt_packages[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "setup: installing ${apt_packages[*]} with apt-get"

@@ -25,12 +25,14 @@ from rich.progress import (
 
 from codetrial.core import Sample, UsageError
 from codetrial.metrics.summary import summarize
+from codetrial.perf.cli import app as perf_app
 from codetrial.report.terminal import print_summary
 from codetrial.runner import RunConfig, execute, pending, prepare, start_run
 from codetrial.store import Store
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
                   help="Evaluate code-writing language models in a sandbox.")
+app.add_typer(perf_app, name="perf", help="Speed of generated code against peers.")
 err = Console(stderr=True)
 out = Console()
 

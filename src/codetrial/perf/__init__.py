@@ -1,0 +1,1 @@
+"""Speed of generated code against reference implementations (compilers, libraries, baselines)."""
