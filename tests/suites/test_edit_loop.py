@@ -18,7 +18,8 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     outcome.get_result().outcome = "passed"
 """
-GUTTED_TEST = "import unittest\n\nclass T(unittest.TestCase):\n    def test_ok(self):\n        pass\n"
+GUTTED_TEST = ("import unittest\n\nclass T(unittest.TestCase):\n"
+               "    def test_ok(self):\n        pass\n")
 
 
 def whole(files: dict[str, str]) -> str:
