@@ -35,5 +35,6 @@ def test_prose_only_gives_nothing():
 
 
 def test_truncate_at_first_stop():
-    assert truncate_at_stops("    return 1\ndef other():\n", ["\ndef ", "\nclass "]) == "    return 1"
+    stops = ["\ndef ", "\nclass "]
+    assert truncate_at_stops("    return 1\ndef other():\n", stops) == "    return 1"
     assert truncate_at_stops("    return 1\n", ["\ndef "]) == "    return 1\n"

@@ -5,5 +5,6 @@ from codetrial.core.records import Attempt, Sample, Task, TestResult
 from codetrial.core.verdicts import SchemaVerdict, Verdict
 
 __all__ = [
-    "Attempt", "InfraError", "Sample", "SchemaVerdict", "Task", "TestResult", "UsageError", "Verdict",
+    "Attempt", "InfraError", "Sample", "SchemaVerdict", "Task", "TestResult", "UsageError",
+    "Verdict",
 ]
