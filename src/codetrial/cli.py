@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -12,7 +11,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from platformdirs import user_data_dir
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -24,11 +22,11 @@ from rich.progress import (
 )
 
 from codetrial.core import Sample, UsageError
-from codetrial.metrics.summary import summarize
+from codetrial.metrics.summary import run_summary
 from codetrial.perf.cli import app as perf_app
 from codetrial.report.terminal import print_summary
 from codetrial.runner import RunConfig, execute, pending, prepare, start_run
-from codetrial.store import Store
+from codetrial.store import Store, home, open_store
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
                   help="Evaluate code-writing language models in a sandbox.")
@@ -37,15 +35,7 @@ err = Console(stderr=True)
 out = Console()
 
 
-def home() -> Path:
-    return Path(os.environ.get("CODETRIAL_HOME") or user_data_dir("codetrial"))
-
-
 StoreOpt = Annotated[Path | None, typer.Option("--store", help="Run store (SQLite file).")]
-
-
-def open_store(path: Path | None) -> Store:
-    return Store(path or home() / "runs.sqlite")
 
 
 def parse_options(pairs: list[str]) -> dict[str, Any]:
@@ -144,24 +134,6 @@ def progress_bar(total: int) -> Iterator[Callable[[Sample], None]]:
         yield on_sample
 
 
-def run_summary(store: Store, run_id: str) -> dict[str, Any]:
-    """Every figure recomputed from the store: nothing is kept only in memory."""
-    from codetrial.suites import create_suite
-
-    record = store.get_run(run_id)
-    samples = store.load_samples(run_id)
-    summary = summarize(samples, record.config.get("samples", 1))
-    suite = create_suite(record.suite, record.config.get("suite_options", {}))
-    return {
-        "run_id": run_id, "suite": record.suite, "model": record.model,
-        "protocol": record.config.get("protocol"),
-        "suite_version": record.config.get("suite_version"),
-        "finished": record.finished is not None,
-        **summary.to_json(),
-        **suite.summarize(samples),
-    }
-
-
 def show(store: Store, run_id: str, as_json: bool) -> None:
     summary = run_summary(store, run_id)
     if as_json:
@@ -174,10 +146,24 @@ def show(store: Store, run_id: str, as_json: bool) -> None:
 def report(
     run_ids: Annotated[list[str], typer.Argument(help="Run ids.")],
     as_json: Annotated[bool, typer.Option("--json")] = False,
+    html_path: Annotated[Path | None, typer.Option(
+        "--html", help="Write one self-contained HTML report (charts, samples) here.")] = None,
+    png_dir: Annotated[Path | None, typer.Option(
+        "--png", help="With --html: also write each chart as DIR/NAME.png.")] = None,
+    perf: Annotated[list[Path], typer.Option(
+        "--perf", help="With --html: chart a `codetrial perf --out` file (repeatable).")] = [],  # noqa: B006
     store_path: StoreOpt = None,
 ) -> None:
-    """Print the results of stored runs again."""
+    """Print the results of stored runs again, or write them as an HTML report."""
     store = open_store(store_path)
+    if (png_dir or perf) and not html_path:
+        raise UsageError("--png and --perf go with --html FILE")
+    if html_path:
+        from codetrial.report.html_report import write_html_report
+
+        write_html_report(store, run_ids, html_path, png_dir=png_dir, perf_files=perf)
+        err.print(f"wrote {html_path}" + (f" and charts as PNG in {png_dir}" if png_dir else ""))
+        return
     for run_id in run_ids:
         show(store, run_id, as_json)
 
@@ -246,7 +232,7 @@ def import_(
 def write_atomically(path: Path, text: str) -> None:
     """No half-written output: write beside the target, then rename over it."""
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
+    tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)
 
 

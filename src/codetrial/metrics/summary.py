@@ -9,6 +9,7 @@ from typing import Any
 from codetrial.core import Sample
 from codetrial.metrics.intervals import Estimate, bootstrap_mean, wilson
 from codetrial.metrics.passk import pass_at_k
+from codetrial.store import Store
 
 KS = (1, 10, 100)
 
@@ -79,3 +80,21 @@ def _pass_at(per_task: dict[str, list[int]], k: int) -> Estimate | None:
     if not values or any(v is None for v in values):
         return None
     return bootstrap_mean(values)  # type: ignore[arg-type]
+
+
+def run_summary(store: Store, run_id: str) -> dict[str, Any]:
+    """Every figure recomputed from the store: nothing is kept only in memory."""
+    from codetrial.suites import create_suite  # suites import metrics: import late
+
+    record = store.get_run(run_id)
+    samples = store.load_samples(run_id)
+    summary = summarize(samples, record.config.get("samples", 1))
+    suite = create_suite(record.suite, record.config.get("suite_options", {}))
+    return {
+        "run_id": run_id, "suite": record.suite, "model": record.model,
+        "protocol": record.config.get("protocol"),
+        "suite_version": record.config.get("suite_version"),
+        "finished": record.finished is not None,
+        **summary.to_json(),
+        **suite.summarize(samples),
+    }

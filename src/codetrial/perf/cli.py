@@ -50,7 +50,7 @@ def jsonschema_race(
     store_path: Annotated[Path | None, typer.Option("--store", help="Run store.")] = None,
 ) -> None:
     """Race a run's passing validators against compilers, libraries and hand-written code."""
-    from codetrial.cli import open_store  # imported here: the main CLI imports this module
+    from codetrial.store import open_store
 
     chosen = pick_cases(cases.split(",") if cases else None)
     extra = {}

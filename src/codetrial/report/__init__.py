@@ -1,1 +1,1 @@
-"""Terminal tables and (later) HTML reports."""
+"""Terminal tables (terminal.py) and the self-contained HTML report (html_report.py)."""

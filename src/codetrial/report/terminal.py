@@ -7,7 +7,6 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-
 CORE_FIELDS = {"run_id", "suite", "model", "protocol", "tasks", "samples", "passed", "pass_rate",
                "pass_at", "infra_errors", "verdict_counts", "tokens", "cost_usd",
                "model_seconds", "test_seconds", "finished"}
@@ -23,7 +22,8 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
-def _fmt(estimate: dict[str, float] | None) -> str:
+def format_estimate(estimate: dict[str, float] | None) -> str:
+    """A rate with its 95% interval, as every report shows it."""
     if not estimate:
         return "undefined (n < k)"
     return f"{estimate['value']:.1%}  [{estimate['low']:.1%}, {estimate['high']:.1%}]"
@@ -37,9 +37,9 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
         table.add_row(key, str(summary.get(key, "")))
     table.add_row("tasks / samples", f"{summary['tasks']} / {summary['samples']}")
     table.add_row("passed", str(summary["passed"]))
-    table.add_row("pass rate (95% CI)", _fmt(summary["pass_rate"]))
+    table.add_row("pass rate (95% CI)", format_estimate(summary["pass_rate"]))
     for k, est in summary["pass_at_interval"].items():
-        table.add_row(f"pass@{k} (95% CI)", _fmt(est))
+        table.add_row(f"pass@{k} (95% CI)", format_estimate(est))
     table.add_row("infra errors (not counted)", str(summary["infra_errors"]))
     table.add_row("verdicts", ", ".join(f"{v} {n}" for v, n in
                                         sorted(summary["verdict_counts"].items())))

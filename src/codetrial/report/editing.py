@@ -1,0 +1,72 @@
+"""Code-editing section: pass rate per model x edit format, split at the try-1 rate."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from codetrial.report.charts import Rows, edit_chart, percent
+from codetrial.report.page import Figure, Section
+from codetrial.report.runs import RunView
+
+
+def is_edit_run(run: RunView) -> bool:
+    return bool(run.summary.get("pass_rate_by_try"))
+
+
+def edit_rows(runs: list[RunView]) -> Rows:
+    """Per run and try: the bar segment gained by that try and its 95% interval.
+
+    Whiskers come from the spread over repeats when the run was repeated (a t interval), else
+    from the Wilson interval over the run's exercises; the tooltip says which.
+    """
+    pairs = Counter((r.record.model, _format(r)) for r in runs)
+    rows: Rows = []
+    for run in runs:
+        fmt = _format(run)
+        rows += _run_rows(run, fmt if pairs[(run.record.model, fmt)] == 1
+                          else f"{fmt} ({run.run_id})")
+    return rows
+
+
+def _format(run: RunView) -> str:
+    return str(run.summary.get("edit_format") or "?")
+
+
+def _run_rows(run: RunView, fmt: str) -> Rows:
+    s = run.summary
+    repeats = s.get("pass_rate_by_try_repeats")
+    intervals = repeats or s.get("pass_rate_by_try_interval") or []
+    source = f"t over {s.get('repeats')} repeats" if repeats else "Wilson (one repeat)"
+    rows, before = [], 0.0
+    for index, (rate, interval) in enumerate(zip(s["pass_rate_by_try"], intervals,
+                                                 strict=False), start=1):
+        if percent(rate) is None:
+            continue
+        rows.append({"model": run.record.model, "format": fmt, "run": run.run_id,
+                     "try": "try 1" if index == 1 else f"try {index}", "start": before,
+                     "end": percent(rate), "rate": percent(rate), "interval": source,
+                     **_bounds(interval)})
+        before = percent(rate) or 0.0
+    return rows
+
+
+def _bounds(interval: dict[str, Any]) -> dict[str, float | None]:
+    """Interval ends in percent, clipped to 0-100 (a t interval over few repeats can spill)."""
+    def clip(v: float | None) -> float | None:
+        p = percent(v)
+        return None if p is None else min(100.0, max(0.0, p))
+
+    return {"low": clip(interval.get("low")), "high": clip(interval.get("high"))}
+
+
+def editing_section(runs: list[RunView]) -> Section | None:
+    edits = [r for r in runs if is_edit_run(r)]
+    rows = edit_rows(edits)
+    if not rows:
+        return None
+    caption = ("Solid: passed on the first try; lighter: passed after the test output was "
+               "shown. Whiskers: 95% interval of the rate after each try.")
+    return Section("editing", "Code editing",
+                   [Figure("editing", "Pass rate by model and edit format", edit_chart(rows),
+                           caption)])
