@@ -23,6 +23,10 @@ FIRST_REQUEST = (
     "Change the files above so that they solve the task. Keep the names of existing functions "
     "and classes, and use only the Python standard library."
 )
+MALFORMED_RETRY = (
+    "Your edits could not be applied, so the tests were not run. Try again: send edits that "
+    "apply to the files as they are now, exactly in the format the first message described."
+)
 RETRY_REQUEST = (
     "The tests are correct, so fix the code in the files so that they pass. "
     "Here is what the tests printed:\n\n```\n{output}\n```"
@@ -70,7 +74,10 @@ class EditProtocol(Protocol):
             sample.attempts.append(attempt)
             if attempt.verdict in (Verdict.PASSED, Verdict.INFRA_ERROR) or try_index == tries:
                 break
-            conv.add_user(RETRY_REQUEST.format(output=clean_test_output(attempt.output)))
+            if attempt.verdict == Verdict.MALFORMED:
+                conv.add_user(MALFORMED_RETRY)
+            else:
+                conv.add_user(RETRY_REQUEST.format(output=clean_test_output(attempt.output)))
         return sample
 
     async def _try(self, task: Task, ctx: SampleContext, conv: Conversation,
