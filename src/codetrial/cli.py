@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -51,7 +52,8 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
 @app.command()
 def run(
     suite: Annotated[str | None, typer.Argument(help="Suite name, e.g. humaneval.")] = None,
-    model: Annotated[str, typer.Option(help="local, local:PATH, openai:NAME, reference")] = "local",
+    model: Annotated[str, typer.Option(
+        help="local, local:PATH, openai:NAME, anthropic:NAME, hf:PATH, reference")] = "local",
     protocol: Annotated[str | None, typer.Option(help="completion or chat (suite default)")] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N tasks.")] = None,
     tasks: Annotated[str | None, typer.Option(help="Comma-separated task ids.")] = None,
@@ -63,8 +65,15 @@ def run(
     seed: int | None = None,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
     api_key_env: Annotated[str | None, typer.Option(help="Env var holding the key.")] = None,
-    concurrency: Annotated[int, typer.Option(help="Samples in flight.")] = 4,
-    workers: Annotated[int, typer.Option(help="Warm sandbox workers.")] = 2,
+    concurrency: Annotated[int, typer.Option(
+        help="Model calls in flight (API models: the limiter's starting level).")] = 4,
+    max_concurrency: Annotated[int | None, typer.Option(
+        help="API models: the most the limiter may rise to.")] = None,
+    workers: Annotated[int, typer.Option(
+        help="Warm sandbox workers (local executor; on Ray each node uses its CPUs).")] = 2,
+    executor: Annotated[str, typer.Option(help="local or ray")] = "local",
+    ray_address: Annotated[str | None, typer.Option(
+        help="Ray cluster: auto or HOST:6379 (default: start a local instance).")] = None,
     path: Annotated[Path | None, typer.Option(help="Suite data directory.")] = None,
     edit_format: Annotated[str | None, typer.Option(help="whole, diff, udiff, *-func")] = None,
     tries: Annotated[int | None, typer.Option(help="Edit tries (default 2).")] = None,
@@ -78,7 +87,9 @@ def run(
     """Evaluate a model on a suite (or resume a run), storing every sample as it finishes."""
     store = open_store(store_path)
     if resume:
-        config = RunConfig.model_validate(store.get_run(resume).config)
+        stored = store.get_run(resume).config
+        config = RunConfig.model_validate(stored | {"executor": executor,
+                                                    "ray_address": ray_address})
     elif suite is None:
         raise UsageError("name a suite (e.g. humaneval) or pass --resume RUN_ID")
     else:
@@ -90,7 +101,8 @@ def run(
             base_url=base_url, api_key_env=api_key_env, samples=repeat or samples,
             temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
             task_ids=tasks.split(",") if tasks else None, limit=limit,
-            concurrency=concurrency, sandbox_workers=workers, cache=not no_cache,
+            concurrency=concurrency, max_concurrency=max_concurrency, sandbox_workers=workers,
+            executor=executor, ray_address=ray_address, cache=not no_cache,
         )
     try:
         run_id = asyncio.run(run_async(store, config, resume))
@@ -108,7 +120,7 @@ async def run_async(store: Store, config: RunConfig, resume: str | None) -> str:
     err.print(f"run {run_id}: {config.suite} x {plan.model.name}, "
               f"{len(plan.tasks)} tasks x {config.samples} samples, {len(work)} to do")
     try:
-        with progress_bar(len(work)) as on_sample:
+        with progress_bar(len(work), plan.limiter) as on_sample:
             await execute(store, run_id, plan, work, on_sample)
     finally:
         await plan.model.aclose()
@@ -116,12 +128,13 @@ async def run_async(store: Store, config: RunConfig, resume: str | None) -> str:
 
 
 @contextmanager
-def progress_bar(total: int) -> Iterator[Callable[[Sample], None]]:
-    """A bar with ETA and the running pass rate (infra errors left out of the rate)."""
+def progress_bar(total: int, limiter: Any = None) -> Iterator[Callable[[Sample], None]]:
+    """A bar with ETA, the running pass rate (infra errors left out) and the API limiter."""
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("pass {task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn())
+               TextColumn("pass {task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+               TextColumn("{task.fields[api]}"))
     with Progress(*columns, console=err) as progress:
-        bar = progress.add_task("samples", total=total, rate="-")
+        bar = progress.add_task("samples", total=total, rate="-", api="")
         counts = {"passed": 0, "graded": 0}
 
         def on_sample(sample: Sample) -> None:
@@ -129,7 +142,8 @@ def progress_bar(total: int) -> Iterator[Callable[[Sample], None]]:
                 counts["graded"] += 1
                 counts["passed"] += sample.passed
             rate = f"{counts['passed'] / counts['graded']:.1%}" if counts["graded"] else "-"
-            progress.update(bar, advance=1, rate=rate)
+            api = str(limiter.state()) if limiter is not None else ""
+            progress.update(bar, advance=1, rate=rate, api=api)
 
         yield on_sample
 
@@ -250,4 +264,9 @@ def main() -> None:
         app()
     except UsageError as exc:
         print(f"codetrial: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except ValidationError as exc:  # a run setting out of range, e.g. -n 0 or --top-p 2
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        print(f"codetrial: error: setting {field!r}: {first['msg']}", file=sys.stderr)
         sys.exit(2)

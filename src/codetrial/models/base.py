@@ -78,6 +78,7 @@ class Model(ABC):
 
     name: str
     supports_tools: bool = False
+    rate_limited: bool = False  # a remote API: the runner puts the adaptive limiter in front
     context_window: int | None = None
 
     @abstractmethod

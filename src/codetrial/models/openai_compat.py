@@ -25,6 +25,7 @@ _INFRA_ERRORS = (
 
 class OpenAICompatibleModel(Model):
     supports_tools = True
+    rate_limited = True  # the runner puts an AdaptiveLimiter in front (it reads 429/Retry-After)
 
     def __init__(self, model: str, options: ModelOptions) -> None:
         self.model = model
@@ -32,7 +33,7 @@ class OpenAICompatibleModel(Model):
         self.base_url = options.base_url
         self.context_window = options.context_window
         self.client = openai.AsyncOpenAI(
-            api_key=_api_key(options),
+            api_key=api_key(options),
             base_url=options.base_url,
             timeout=options.timeout_seconds,
             max_retries=options.max_retries,
@@ -110,8 +111,9 @@ def _reply(text: str, calls: list[ToolCall], finish: str | None, usage: Any) -> 
     )
 
 
-def _api_key(options: ModelOptions) -> str:
-    env = options.api_key_env or DEFAULT_KEY_ENV
+def api_key(options: ModelOptions, default_env: str = DEFAULT_KEY_ENV) -> str:
+    """The key from --api-key-env (or the provider's usual variable); servers may need none."""
+    env = options.api_key_env or default_env
     key = os.environ.get(env)
     if key:
         return key

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -22,6 +22,9 @@ class RunConfig(BaseModel):
     seed: int | None = None
     task_ids: list[str] | None = None
     limit: int | None = None
-    concurrency: int = Field(4, ge=1)
-    sandbox_workers: int = Field(2, ge=1)
+    concurrency: int = Field(4, ge=1)  # API models: the limiter's starting level
+    max_concurrency: int | None = Field(None, ge=1)  # API models: the most it may rise to
+    sandbox_workers: int = Field(2, ge=1)  # local executor; on Ray each node uses its CPUs
+    executor: Literal["local", "ray"] = "local"
+    ray_address: str | None = None  # "auto" or "HOST:6379"; None starts a local instance
     cache: bool = True

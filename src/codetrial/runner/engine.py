@@ -1,4 +1,4 @@
-"""Plan and drive a run: tasks x samples x model, bounded concurrency, one store write per sample."""
+"""Plan and drive a run: tasks x samples x model, bounded concurrency, a store write per sample."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from codetrial.models import Model, ModelOptions, create_model
 from codetrial.models.cache import CachedModel, ResponseCache
 from codetrial.protocols import PROTOCOLS, Protocol, SampleContext, Sampling
 from codetrial.runner.config import RunConfig
-from codetrial.sandbox import Sandbox
+from codetrial.runner.executors import Executor, open_executor
+from codetrial.runner.limiter import AdaptiveLimiter, RateLimitedModel
 from codetrial.store import RunRecord, Store, new_run_id
 from codetrial.suites import Suite, create_suite, select_tasks
 
@@ -27,6 +28,7 @@ class Plan:
     tasks: list[Task]
     model: Model
     protocol: Protocol
+    limiter: AdaptiveLimiter | None = None  # API models only; its state() feeds the display
 
 
 async def prepare(config: RunConfig, cache_path: Path | None) -> Plan:
@@ -35,12 +37,16 @@ async def prepare(config: RunConfig, cache_path: Path | None) -> Plan:
     tasks = select_tasks(suite.load_tasks(), config.task_ids, config.limit)
     protocol = PROTOCOLS.get(config.protocol or suite.default_protocol)()
     options = ModelOptions(base_url=config.base_url, api_key_env=config.api_key_env,
-                           context_window=config.context_window)
+                           context_window=config.context_window, max_retries=0)
     model = create_model(config.model, options)
     await model.check()
+    limiter = None
+    if model.rate_limited:  # the limiter retries, not the SDK (max_retries=0)
+        limiter = AdaptiveLimiter(config.concurrency, config.max_concurrency)
+        model = RateLimitedModel(model, limiter)
     if config.cache and cache_path is not None and model.name != "reference":
         model = CachedModel(model, ResponseCache(cache_path))
-    return Plan(config, suite, tasks, model, protocol)
+    return Plan(config, suite, tasks, model, protocol, limiter)
 
 
 def start_run(store: Store, plan: Plan) -> str:
@@ -68,19 +74,26 @@ async def execute(
         queue.put_nowait(item)
     sampling = Sampling(plan.config.temperature, plan.config.top_p, plan.config.max_tokens,
                         plan.config.seed)
-    async with Sandbox(workers=plan.config.sandbox_workers) as sandbox:
+    async with open_executor(plan.config) as executor:
 
         async def worker() -> None:
             while not queue.empty():
                 task, index = queue.get_nowait()
-                ctx = SampleContext(plan.suite, plan.model, sandbox, sampling, index,
+                ctx = SampleContext(plan.suite, plan.model, executor, sampling, index,
                                     plan.config.suite_options)
                 sample = await run_sample(plan.protocol, task, ctx)
                 store.save_sample(run_id, sample)
                 on_sample(sample)
 
-        await asyncio.gather(*(worker() for _ in range(plan.config.concurrency)))
+        await asyncio.gather(*(worker() for _ in range(samples_in_flight(plan, executor))))
     store.finish_run(run_id)
+
+
+def samples_in_flight(plan: Plan, executor: Executor) -> int:
+    """With a limiter, enough samples to fill its highest level while others are graded."""
+    if plan.limiter is None:
+        return plan.config.concurrency
+    return plan.limiter.maximum + executor.capacity
 
 
 async def run_sample(protocol: Protocol, task: Task, ctx: SampleContext) -> Sample:

@@ -1,0 +1,138 @@
+"""Anthropic's Messages API through the official `anthropic` SDK (extra `codetrial[anthropic]`).
+
+The SDK is imported when a model is created, never on registry lookup. Requests are OpenAI-shaped
+(the protocols' lingua franca), so this module translates: system messages become `system`,
+function tools become Anthropic tools, `tool_use` blocks become ToolCalls. The Messages API has
+no raw completion: a completion request is sent as a chat whose assistant turn is prefilled with
+the prompt, so the reply continues it. The API of this SDK generation takes no sampling
+parameters: temperature, top_p and seed are not sent, and every sample is the model's own draw.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from codetrial.core.errors import InfraError, UsageError
+from codetrial.models.base import Model, Reply, Request, ToolCall, Usage
+from codetrial.models.openai_compat import api_key
+from codetrial.models.registry import ModelOptions, backend
+
+DEFAULT_KEY_ENV = "ANTHROPIC_API_KEY"
+CONTINUE_PROMPT = "Continue the text in your turn exactly where it stops. Write nothing else."
+_FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
+           "tool_use": "tool_calls"}
+
+
+def import_anthropic() -> Any:
+    try:
+        import anthropic
+    except ImportError as exc:
+        raise UsageError("anthropic models need the SDK: pip install 'codetrial[anthropic]'"
+                         ) from exc
+    return anthropic
+
+
+class AnthropicModel(Model):
+    supports_tools = True
+    rate_limited = True  # the runner puts an AdaptiveLimiter in front (429, 529 overloaded)
+
+    def __init__(self, model: str, options: ModelOptions) -> None:
+        self.sdk = import_anthropic()
+        self.model = model
+        self.name = f"anthropic:{model}"
+        self.context_window = options.context_window
+        self.client = self.sdk.AsyncAnthropic(
+            api_key=api_key(options, DEFAULT_KEY_ENV), base_url=options.base_url,
+            timeout=options.timeout_seconds, max_retries=options.max_retries,
+        )
+
+    async def check(self) -> None:
+        """Fail fast when the endpoint is unreachable, refuses the key or lacks the model."""
+        client = self.client.with_options(max_retries=0, timeout=10)
+        try:
+            await client.models.retrieve(self.model)
+        except self.sdk.APIConnectionError as exc:
+            raise UsageError(f"{self.client.base_url}: endpoint unreachable ({exc})") from exc
+        except self.sdk.AuthenticationError as exc:
+            raise UsageError(f"{self.client.base_url}: API key refused") from exc
+        except self.sdk.NotFoundError as exc:
+            raise UsageError(f"{self.name}: no such model at {self.client.base_url}") from exc
+
+    async def generate(self, request: Request) -> Reply:
+        start = time.perf_counter()
+        try:
+            out = await self.client.messages.create(**self._params(request))
+        except self.sdk.BadRequestError as exc:
+            if "too long" in str(exc).lower() or "context" in str(exc).lower():
+                return Reply(finish_reason="context_window")
+            raise InfraError(f"{self.name}: request rejected: {exc}") from exc
+        except self.sdk.APIError as exc:  # status faults keep their status for the limiter
+            raise InfraError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
+        reply = _reply(out, request)
+        reply.latency_seconds = time.perf_counter() - start
+        return reply
+
+    def _params(self, request: Request) -> dict[str, Any]:
+        system, messages = split_system(request.messages or [])
+        if request.kind == "completion":
+            messages = prefilled(request.prompt or "")
+        params: dict[str, Any] = dict(model=self.model, messages=messages,
+                                      max_tokens=request.max_tokens)
+        if system:
+            params["system"] = system
+        if request.stop:
+            params["stop_sequences"] = request.stop
+        if request.tools:
+            params["tools"] = [anthropic_tool(t) for t in request.tools]
+        return params
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+
+def split_system(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """The Messages API takes system text apart from the turns."""
+    system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+    turns = [{"role": m["role"], "content": m["content"]} for m in messages
+             if m["role"] != "system"]
+    return system, turns
+
+
+def prefilled(prompt: str) -> list[dict[str, str]]:
+    """A completion as a chat: the API refuses an assistant turn ending in whitespace."""
+    return [{"role": "user", "content": CONTINUE_PROMPT},
+            {"role": "assistant", "content": prompt.rstrip()}]
+
+
+def anthropic_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI function tool as an Anthropic tool (an Anthropic-shaped one passes through)."""
+    function = tool.get("function")
+    if function is None:
+        return tool
+    return {"name": function["name"], "description": function.get("description", ""),
+            "input_schema": function.get("parameters", {"type": "object"})}
+
+
+def _reply(out: Any, request: Request) -> Reply:
+    text = "".join(b.text for b in out.content if b.type == "text")
+    calls = [ToolCall(b.name, json.dumps(b.input)) for b in out.content if b.type == "tool_use"]
+    if request.kind == "completion":
+        text = continuation(request.prompt or "", text)
+    usage = Usage(out.usage.input_tokens, out.usage.output_tokens)
+    return Reply(text=text, tool_calls=calls, usage=usage,
+                 finish_reason=_FINISH.get(out.stop_reason or "", out.stop_reason or "stop"))
+
+
+def continuation(prompt: str, text: str) -> str:
+    """The reply continues the prompt without its trailing whitespace: drop what repeats it."""
+    tail = prompt[len(prompt.rstrip()):]
+    return text[len(tail):] if tail and text.startswith(tail) else text
+
+
+@backend("anthropic")
+def _create(rest: str, options: ModelOptions) -> Model:
+    if not rest:
+        raise UsageError("anthropic needs a model name: --model anthropic:NAME")
+    return AnthropicModel(rest, options)

@@ -1,0 +1,85 @@
+"""A JSON HTTP server on 127.0.0.1 in a background thread: real sockets for testing API clients.
+
+Each test gives it a route, `(method, path, body) -> (status, headers, payload)`; the server
+counts the requests it is handling at once, so a test can check what a client let through.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Route = Callable[[str, str, dict[str, Any]], tuple[int, dict[str, str], Any]]
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # the default 5 makes a burst of connections wait for SYN retries
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as real API servers do
+    wbufsize = 1 << 16  # headers and body leave in one segment: no Nagle/delayed-ACK stall
+    disable_nagle_algorithm = True
+    server: _Server
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        self._serve("GET")
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._serve("POST")
+
+    def _serve(self, method: str) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(length) or b"{}")
+        loopback: LoopbackServer = self.server.loopback  # type: ignore[attr-defined]
+        with loopback.counting():
+            status, headers, payload = loopback.route(method, self.path, body)
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        for name, value in {"Content-Type": "application/json", **headers}.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+class LoopbackServer:
+    def __init__(self, route: Route) -> None:
+        self.route = route
+        self.in_flight = self.max_in_flight = 0
+        self._lock = threading.Lock()
+        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server.loopback = self  # type: ignore[attr-defined]
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    @contextmanager
+    def counting(self) -> Iterator[None]:
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    def __enter__(self) -> LoopbackServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
