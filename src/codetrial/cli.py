@@ -28,10 +28,12 @@ from codetrial.perf.cli import app as perf_app
 from codetrial.report.terminal import print_summary
 from codetrial.runner import RunConfig, execute, pending, prepare, start_run
 from codetrial.store import Store, home, open_store
+from codetrial.synth.cli import app as synth_app
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
                   help="Evaluate code-writing language models in a sandbox.")
 app.add_typer(perf_app, name="perf", help="Speed of generated code against peers.")
+app.add_typer(synth_app, name="synth", help="Synthesize test cases from library documentation.")
 err = Console(stderr=True)
 out = Console()
 
@@ -54,7 +56,11 @@ def run(
     suite: Annotated[str | None, typer.Argument(help="Suite name, e.g. humaneval.")] = None,
     model: Annotated[str, typer.Option(
         help="local, local:PATH, openai:NAME, anthropic:NAME, hf:PATH, reference")] = "local",
-    protocol: Annotated[str | None, typer.Option(help="completion or chat (suite default)")] = None,
+    protocol: Annotated[str | None, typer.Option(
+        help="completion, chat, edit, fim or fill-chat (default: the suite's)")] = None,
+    mode: Annotated[str | None, typer.Option(help="yaml cases: fim or chat")] = None,
+    fim_format: Annotated[str | None, typer.Option(help="FIM family (default: from name)")] = None,
+    header: Annotated[str | None, typer.Option(help="Line put before an infill context.")] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N tasks.")] = None,
     tasks: Annotated[str | None, typer.Option(help="Comma-separated task ids.")] = None,
     samples: Annotated[int, typer.Option("-n", "--samples", help="Samples per task.")] = 1,
@@ -94,10 +100,12 @@ def run(
         raise UsageError("name a suite (e.g. humaneval) or pass --resume RUN_ID")
     else:
         named = {"path": str(path) if path else None, "edit_format": edit_format,
-                 "tries": tries, "exercises": exercises}
+                 "tries": tries, "exercises": exercises, "fim_format": fim_format,
+                 "header": header}
         suite_options = parse_options(option) | {k: v for k, v in named.items() if v is not None}
         config = RunConfig(
-            suite=suite, model=model, protocol=protocol, suite_options=suite_options,
+            suite=suite, model=model, protocol=protocol or protocol_for_mode(mode),
+            suite_options=suite_options,
             base_url=base_url, api_key_env=api_key_env, samples=repeat or samples,
             temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
             task_ids=tasks.split(",") if tasks else None, limit=limit,
@@ -110,6 +118,16 @@ def run(
         err.print("interrupted: resume with  codetrial run --resume RUN_ID (see codetrial report)")
         raise typer.Exit(130) from None
     show(store, run_id, as_json)
+
+
+def protocol_for_mode(mode: str | None) -> str | None:
+    """`--mode fim|chat` is the infill study's wording for the fim and fill-chat protocols."""
+    if mode is None:
+        return None
+    modes = {"fim": "fim", "chat": "fill-chat"}
+    if mode not in modes:
+        raise UsageError(f"--mode {mode!r}: use fim or chat")
+    return modes[mode]
 
 
 async def run_async(store: Store, config: RunConfig, resume: str | None) -> str:
