@@ -71,6 +71,7 @@ def run(
     seed: int | None = None,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
     api_key_env: Annotated[str | None, typer.Option(help="Env var holding the key.")] = None,
+    request_timeout: Annotated[float, typer.Option(help="Seconds per model call.")] = 120.0,
     concurrency: Annotated[int, typer.Option(
         help="Model calls in flight (API models: the limiter's starting level).")] = 4,
     max_concurrency: Annotated[int | None, typer.Option(
@@ -111,6 +112,7 @@ def run(
             task_ids=tasks.split(",") if tasks else None, limit=limit,
             concurrency=concurrency, max_concurrency=max_concurrency, sandbox_workers=workers,
             executor=executor, ray_address=ray_address, cache=not no_cache,
+            request_timeout=request_timeout,
         )
     try:
         run_id = asyncio.run(run_async(store, config, resume))

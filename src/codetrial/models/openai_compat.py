@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from typing import Any
@@ -61,6 +62,8 @@ class OpenAICompatibleModel(Model):
             raise InfraError(f"{self.name}: request rejected: {exc}") from exc
         except _INFRA_ERRORS as exc:
             raise InfraError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
+        except json.JSONDecodeError as exc:  # a truncated body comes straight out of the SDK
+            raise InfraError(f"{self.name}: malformed reply: {exc}") from exc
         reply.latency_seconds = time.perf_counter() - start
         return reply
 

@@ -28,3 +28,4 @@ class RunConfig(BaseModel):
     executor: Literal["local", "ray"] = "local"
     ray_address: str | None = None  # "auto" or "HOST:6379"; None starts a local instance
     cache: bool = True
+    request_timeout: float = Field(120.0, gt=0)  # seconds before a model call is an infra error

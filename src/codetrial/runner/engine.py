@@ -37,7 +37,8 @@ async def prepare(config: RunConfig, cache_path: Path | None) -> Plan:
     tasks = select_tasks(suite.load_tasks(), config.task_ids, config.limit)
     protocol = PROTOCOLS.get(config.protocol or suite.default_protocol)()
     options = ModelOptions(base_url=config.base_url, api_key_env=config.api_key_env,
-                           context_window=config.context_window, max_retries=0)
+                           context_window=config.context_window, max_retries=0,
+                           timeout_seconds=config.request_timeout)
     model = create_model(config.model, options)
     await model.check()
     limiter = None

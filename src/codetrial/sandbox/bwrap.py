@@ -33,6 +33,7 @@ import tempfile
 HOSTNAME = "sandbox"
 HOSTS = f"127.0.0.1\tlocalhost {HOSTNAME}\n::1\tlocalhost ip6-localhost ip6-loopback\n"
 WORKER_PATH = "/opt/codetrial/worker.py"
+MODULE_DIR = "/opt/codetrial"  # modules the worker preloads for programs (see launch.py)
 WORKDIR = "/tmp/w/run"  # every program's working and home directory
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 WORKER_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN")
@@ -131,8 +132,12 @@ def etc_binds(uid: int | None) -> list[str]:
     return args
 
 
+def module_path(name: str) -> str:
+    return f"{MODULE_DIR}/{name}.py"
+
+
 def command(bwrap: str, worker_file: str, config: str, *, uid: int | None, tmpfs_mb: int,
-            shm_mb: int) -> list[str]:
+            shm_mb: int, modules: dict[str, str] | None = None) -> list[str]:
     """argv that runs `worker_file` as a worker inside a fresh sandbox."""
     args = [bwrap, "--die-with-parent", "--new-session", "--clearenv", "--as-pid-1",
             "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
@@ -148,6 +153,8 @@ def command(bwrap: str, worker_file: str, config: str, *, uid: int | None, tmpfs
              "--perms", "1777", "--size", str(shm_mb << 20), "--tmpfs", "/dev/shm",
              "--perms", "0755", "--size", str(tmpfs_mb << 20), "--tmpfs", "/tmp"]
     args += system_binds() + python_binds() + etc_binds(uid)
+    for name, host_path in (modules or {}).items():
+        args += ["--ro-bind", host_path, module_path(name)]
     args += ["--ro-bind", worker_file, WORKER_PATH, "--chdir", "/", "--",
              sys.executable, "-I", "-S", "-X", "utf8", WORKER_PATH, config]
     return args

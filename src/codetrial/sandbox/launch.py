@@ -25,6 +25,9 @@ UID_BASE = int(os.environ.get("CODETRIAL_SANDBOX_UID_BASE", "65100"))
 UID_SPAN = 400
 LOCK_DIR = "/tmp/codetrial-sandbox-uids"
 BUBBLEWRAP, PROCESS = "bubblewrap", "process"
+# Standalone modules of ours that programs import by these names (order: dependencies first).
+PRELOADED = {"codetrial_plain": "_plain.py", "codetrial_judge": "_judge.py",
+             "codetrial_guard": "_guard.py", "codetrial_unittest": "_unittest.py"}
 
 
 @dataclass
@@ -97,7 +100,14 @@ def worker_file() -> str:
     return str(resources.files("codetrial.sandbox").joinpath("_worker.py"))
 
 
-def _config(uid: int | None, pidns: bool, workdir: str, options: Options) -> str:
+def module_files() -> dict[str, str]:
+    """The modules every worker preloads for programs, by import name (see judged.py)."""
+    here = resources.files("codetrial.sandbox")
+    return {name: str(here.joinpath(file)) for name, file in PRELOADED.items()}
+
+
+def _config(uid: int | None, pidns: bool, workdir: str, options: Options,
+            modules: dict[str, str]) -> str:
     bindir = os.path.dirname(sys.executable)
     return json.dumps({
         "uid": uid, "gid": uid, "pidns": pidns, "workdir": workdir,
@@ -105,14 +115,16 @@ def _config(uid: int | None, pidns: bool, workdir: str, options: Options) -> str
         "mqueue_dir": "/dev/mqueue" if pidns else None,
         "scrub_dirs": [] if pidns or uid is None else ["/tmp", "/var/tmp", "/dev/shm"],
         "site_dirs": bwrap.site_dirs(), "preload": list(options.preload),
+        "modules": modules,
         "path": f"{bindir}:/usr/local/bin:/usr/bin:/bin",
     })
 
 
 def bubblewrap_launch(bwrap_exe: str, uid: int | None, options: Options) -> Launch:
-    config = _config(uid, True, bwrap.WORKDIR, options)
+    inside = {name: bwrap.module_path(name) for name in PRELOADED}
+    config = _config(uid, True, bwrap.WORKDIR, options, inside)
     argv = bwrap.command(bwrap_exe, worker_file(), config, uid=uid, tmpfs_mb=options.tmpfs_mb,
-                         shm_mb=options.shm_mb)
+                         shm_mb=options.shm_mb, modules=module_files())
     return Launch(argv=argv, uid=uid, nested=True)
 
 
@@ -120,6 +132,6 @@ def process_launch(uid: int | None, options: Options) -> Launch:
     """The weak mode: the same worker as a plain process in a private scratch directory."""
     scratch = tempfile.mkdtemp(prefix="codetrial-sandbox-")
     os.chmod(scratch, 0o711)
-    config = _config(uid, False, os.path.join(scratch, "w", "run"), options)
+    config = _config(uid, False, os.path.join(scratch, "w", "run"), options, module_files())
     argv = [sys.executable, "-I", "-S", "-X", "utf8", worker_file(), config]
     return Launch(argv=argv, cwd=scratch, scratch=scratch, uid=uid)

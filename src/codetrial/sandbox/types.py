@@ -30,7 +30,9 @@ class Program:
     the nonce it reads from the fd named in $CODETRIAL_NONCE_FD to the fd in $CODETRIAL_REPORT_FD;
     `Outcome.report` is then the list of accepted objects, and status "ok" means exit status 0.
     Code that shares a process with its checks can forge their result (the nonce is in its
-    memory): a reporter should read the nonce before it imports the code under test.
+    memory): a reporter should read the nonce before it imports the code under test. Programs
+    can keep the checks out of its reach with the modules every worker preloads:
+    `codetrial_judge` (call the code by value; or fork it apart) and `codetrial_unittest`.
     """
 
     code: str | None = None

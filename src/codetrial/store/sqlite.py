@@ -86,7 +86,12 @@ class Store:
         ).fetchone()
         if row is None:
             raise UsageError(f"unknown run id {run_id!r} in {self.path}")
-        return RunRecord(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5])
+        try:
+            config = json.loads(row[3])
+        except json.JSONDecodeError:
+            message = f"{self.path}: run {run_id}: stored config is not valid JSON"
+            raise UsageError(message) from None
+        return RunRecord(row[0], row[1], row[2], config, row[4], row[5])
 
     def list_runs(self) -> list[RunRecord]:
         rows = self._db.execute("SELECT run_id FROM runs ORDER BY created").fetchall()

@@ -3,7 +3,9 @@
 Grading copies the exercise as it was shipped and then overwrites only the solution files with
 the model's versions, so a model-written conftest.py, sitecustomize.py or edited test file never
 reaches the run. Tests run with unittest in a warm forked sandbox child (no interpreter start),
-and every test's outcome is reported one by one, not read off an exit code.
+through the sandbox's guarded runner (sandbox/_unittest.py): the model's code runs in a process
+apart from the one that reports, every test's outcome is signed where it happens, and a test the
+files define that does not pass, for whatever reason, is not a pass.
 """
 
 from __future__ import annotations
@@ -14,38 +16,9 @@ from typing import Any
 
 from codetrial.core import Sample, Task, TestResult, Verdict
 from codetrial.sandbox import Limits, Program, Sandbox
+from codetrial.sandbox.judged import UNITTEST_MODULE, judged_program
 from codetrial.suites.base import Grade, Suite
-from codetrial.suites.grading import failure_text, verdict_of
-
-TEST_RUNNER = '''
-import sys, unittest
-sys.path.insert(0, ".")
-sys.dont_write_bytecode = True
-
-class _Recorder(unittest.TextTestResult):
-    outcomes = []
-    def _note(self, test, verdict, err=None):
-        message = self._exc_info_to_string(err, test) if err else ""
-        _Recorder.outcomes.append((test.id(), verdict, message[-2000:]))
-    def addSuccess(self, test):
-        super().addSuccess(test); self._note(test, "passed")
-    def addFailure(self, test, err):
-        super().addFailure(test, err); self._note(test, "failed", err)
-    def addError(self, test, err):
-        super().addError(test, err); self._note(test, "error", err)
-    def addSkip(self, test, reason):
-        super().addSkip(test, reason); self._note(test, "skipped")
-    def addExpectedFailure(self, test, err):
-        super().addExpectedFailure(test, err); self._note(test, "passed")
-    def addUnexpectedSuccess(self, test):
-        super().addUnexpectedSuccess(test); self._note(test, "failed")
-
-_suite = unittest.TestSuite()
-for _name in TEST_MODULES:
-    _suite.addTests(unittest.defaultTestLoader.loadTestsFromName(_name))
-unittest.TextTestRunner(stream=sys.stderr, verbosity=2, resultclass=_Recorder).run(_suite)
-__results__ = [list(o) for o in _Recorder.outcomes]
-'''
+from codetrial.suites.grading import CallCheck, failure_text, grade_by_value, verdict_of
 
 _TIMING = re.compile(r"\b(in|took) \d+(\.\d+)?s\b")
 _WORKDIR = re.compile(r"(/tmp/[\w.-]+/)+")
@@ -90,10 +63,26 @@ class EditSuite(Suite):
     async def grade(self, task: Task, code: str, sandbox: Sandbox) -> Grade:
         return await self.grade_files(task, {next(iter(self.edit_files(task))): code}, sandbox)
 
+    def call_check(self, task: Task) -> CallCheck | None:
+        """For a task whose test is one check(candidate) of one function (HumanEval's shape:
+        entry_point, test, canonical_solution, stub), the check to judge by value instead of by
+        unittest: no object of the model's can then compare equal to an expected value (see
+        grading.grade_by_value). None: run the unit tests."""
+        data = task.data
+        if not {"entry_point", "test", "canonical_solution", "stub"} <= data.keys():
+            return None
+        return CallCheck(prelude=data["stub"], test=data["test"], entry=data["entry_point"],
+                         reference=data["stub"] + data["canonical_solution"])
+
     async def grade_files(self, task: Task, files: dict[str, str], sandbox: Sandbox) -> Grade:
+        check = self.call_check(task)
+        stubs = self.edit_files(task)
+        if check is not None and len(stubs) == 1:
+            [(path, stub)] = stubs.items()
+            return await grade_by_value(check, files.get(path, stub), sandbox, self.limits())
         workdir = dict(self.pristine_files(task))
         workdir.update({p: files[p] for p in self.edit_files(task) if p in files})
-        program = f"TEST_MODULES = {self.test_modules(task)!r}\n{TEST_RUNNER}"
+        program = judged_program("run_unittests", self.test_modules(task), module=UNITTEST_MODULE)
         outcome = await sandbox.run(Program(code=program, files=workdir), self.limits())
         tests = _test_results(outcome.report)
         verdict = verdict_of(outcome)

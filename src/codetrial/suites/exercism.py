@@ -28,10 +28,20 @@ def find_exercises(root: Path) -> list[Path]:
     return found
 
 
+def read_text(path: Path) -> str:
+    """Exercise files must be UTF-8 text; anything else is the user's input error, said so."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be read ({exc.strerror})") from None
+
+
 def read_config(exercise: Path) -> dict[str, list[str]]:
     path = exercise / ".meta" / "config.json"
     try:
-        files = json.loads(path.read_text())["files"]
+        files = json.loads(read_text(path))["files"]
     except json.JSONDecodeError as exc:
         raise UsageError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from exc
     except (KeyError, TypeError):
@@ -41,6 +51,9 @@ def read_config(exercise: Path) -> dict[str, list[str]]:
         if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
             raise UsageError(f"{path}: field 'files.{key}' must be a non-empty list of paths")
         for rel in value:
+            if not (exercise / rel).resolve().is_relative_to(exercise.resolve()):
+                raise UsageError(f"{path}: field 'files.{key}' names {rel!r}, outside the "
+                                 "exercise")
             if not (exercise / rel).is_file():
                 raise UsageError(f"{path}: field 'files.{key}' names {rel!r}, which is missing")
     return files
@@ -48,16 +61,16 @@ def read_config(exercise: Path) -> dict[str, list[str]]:
 
 def instructions(exercise: Path) -> str:
     parts = [(exercise / ".docs" / p) for p in DOC_PARTS]
-    return "\n\n".join(p.read_text().strip() for p in parts if p.is_file())
+    return "\n\n".join(read_text(p).strip() for p in parts if p.is_file())
 
 
 def load_exercise(exercise: Path) -> Task:
     files = read_config(exercise)
 
     def read(rel: str) -> str:
-        return (exercise / rel).read_text()
+        return read_text(exercise / rel)
 
-    pristine = {str(p.relative_to(exercise)): p.read_text()
+    pristine = {str(p.relative_to(exercise)): read_text(p)
                 for p in sorted(exercise.rglob("*"))
                 if p.is_file() and ".meta" not in p.parts and ".docs" not in p.parts
                 and "__pycache__" not in p.parts}

@@ -2,8 +2,23 @@
 
 from __future__ import annotations
 
-from codetrial.core import Verdict
-from codetrial.sandbox import Outcome
+import builtins
+import functools
+import json
+import linecache
+import random
+import traceback
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import CodeType
+from typing import Any
+
+from codetrial.core import TestResult, Verdict
+from codetrial.sandbox import Limits, Outcome, Program, Sandbox, _plain
+from codetrial.sandbox._plain import ANSWER_PREFIX, RANDOM_SEED
+from codetrial.sandbox.judged import judged_program
+from codetrial.suites.base import Grade
 
 _BY_STATUS = {
     "ok": Verdict.PASSED,
@@ -36,4 +51,195 @@ def verdict_of(outcome: Outcome) -> Verdict:
 def failure_text(outcome: Outcome, limit: int = 4000) -> str:
     text = (outcome.stdout + ("\n" if outcome.stdout and outcome.stderr else "") + outcome.stderr)
     text = text or outcome.detail
+    return text[-limit:]
+
+
+# ---------------------------------------------------------------- checks by value
+#
+# A test like HumanEval's `check(candidate)` calls one function with data. It is run here, in
+# the harness, twice: once with the reference solution to record every call's arguments, and
+# once per sample with a `candidate` that replays the model's answers to those calls, computed
+# in the sandbox as plain values (see sandbox/_judge.py). The model's code never runs in the
+# process that judges it, so no patched builtin, lying __eq__ or early exit can pass a check.
+# Inputs a test draws at random come from a seeded generator, the same on both runs.
+
+
+class Diverged(Exception):
+    """The test called the candidate with other arguments than it did the reference."""
+
+
+class _RanOut(Exception):
+    """The program ended before it answered this call."""
+
+
+@dataclass(frozen=True)
+class CallCheck:
+    """`test` defines check(candidate); `prelude` (trusted: the task's prompt) defines helpers
+    the test may use; `reference` is trusted source of a correct `entry`."""
+
+    prelude: str
+    test: str
+    entry: str
+    reference: str
+
+
+@dataclass
+class Replay:
+    verdict: Verdict
+    message: str = ""
+
+
+async def grade_by_value(check: CallCheck, code: str, sandbox: Sandbox, limits: Limits) -> Grade:
+    """The model's `check.entry` answers the test's calls in the sandbox; the test judges the
+    answers here. Should the test call with other arguments than it did the reference, the
+    whole check runs in the sandbox instead, apart from the model's code (codetrial_judge)."""
+    calls = record_calls(check)
+    program = judged_program("answer_calls", code, check.entry)
+    outcome = await sandbox.run(Program(code=program, stdin=json.dumps(calls)), limits)
+    try:
+        replayed = replay(check, calls, answers_of(outcome), outcome)
+    except Diverged:
+        return await _grade_apart(check, code, sandbox, limits)
+    message = "" if replayed.verdict == Verdict.PASSED else _join(replayed.message,
+                                                                   program_output(outcome))
+    return Grade(replayed.verdict, [TestResult("check", replayed.verdict, message)], message,
+                 outcome.wall_seconds)
+
+
+async def _grade_apart(check: CallCheck, code: str, sandbox: Sandbox, limits: Limits) -> Grade:
+    spec = json.dumps({"prompt": check.prelude, "test": check.test})
+    program = judged_program("check_by_value", code, check.entry)
+    outcome = await sandbox.run(Program(code=program, stdin=spec), limits)
+    verdict = verdict_of(outcome)
+    message = "" if outcome.status == "ok" else failure_text(outcome)
+    return Grade(verdict, [TestResult("check", verdict, message)], message, outcome.wall_seconds,
+                 {"judged": "apart"})
+
+
+def _join(*parts: str) -> str:
+    return "\n".join(p.rstrip() for p in parts if p.strip())
+
+
+@functools.lru_cache(maxsize=1024)
+def record_calls(check: CallCheck) -> list[Any]:
+    """The arguments of every call `check` makes, encoded, when the candidate is correct."""
+    reference: dict[str, Any] = _namespace()
+    exec(compile(check.reference, "<reference>", "exec"), reference)
+    calls: list[Any] = []
+
+    def recorder(*args: Any, **kwargs: Any) -> Any:
+        calls.append(_plain.encode((args, kwargs)))
+        fresh_args, fresh_kwargs = _plain.decode(calls[-1])  # what the sandbox will get
+        return reference[check.entry](*fresh_args, **fresh_kwargs)
+
+    _run_check(check, recorder)
+    return calls
+
+
+def replay(check: CallCheck, calls: list[Any], answers: list[Any], ended: Outcome) -> Replay:
+    """Judge the model's answers; `ended` says how its program ended (for calls it never
+    answered). Raises Diverged when the test takes another path than with the reference."""
+    position = iter(range(len(calls) + 1))
+
+    def candidate(*args: Any, **kwargs: Any) -> Any:
+        k = next(position)
+        if k >= len(calls) or _plain.encode((args, kwargs)) != calls[k]:
+            raise Diverged(f"call {k + 1} differs from the reference run's")
+        if k >= len(answers):
+            raise _RanOut
+        return _answer_value(answers[k])
+
+    try:
+        _run_check(check, candidate)
+    except (Diverged, KeyboardInterrupt):
+        raise
+    except _RanOut:
+        return Replay(verdict_of(ended) if ended.status != "ok" else Verdict.ERROR,
+                      "the program ended before it answered every call of the test")
+    except Exception as exc:  # noqa: BLE001 - any failure of the check is the answer's
+        return Replay(_exception_verdict(exc), _traceback_text(exc))
+    return Replay(Verdict.PASSED)
+
+
+def _answer_value(answer: Any) -> Any:
+    if not isinstance(answer, dict):
+        raise TypeError("the program's answer is not a codetrial answer")
+    if "raised" in answer:
+        raise _plain.exception_named(str(answer["raised"]), str(answer.get("message", "")))
+    try:
+        return _plain.decode(answer["value"])
+    except (KeyError, ValueError, TypeError) as exc:
+        raise TypeError(f"the program's answer is not plain data: {exc}") from None
+
+
+def _exception_verdict(exc: BaseException) -> Verdict:
+    if isinstance(exc, AssertionError):
+        return Verdict.FAILED
+    return Verdict.OOM if isinstance(exc, MemoryError) else Verdict.ERROR
+
+
+def _traceback_text(exc: BaseException) -> str:
+    lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
+    keep = [ln for ln in lines if __file__ not in ln]  # our frames are noise to the reader
+    return "".join(keep)[-4000:]
+
+
+@functools.lru_cache(maxsize=512)
+def _compiled(source: str, filename: str) -> CodeType:
+    return compile(source, filename, "exec")
+
+
+def _run_check(check: CallCheck, candidate: Callable[..., Any]) -> None:
+    namespace = _namespace()
+    _exec_source(check.prelude, "<prompt>", namespace)
+    namespace[check.entry] = candidate  # a test may call the function by its name
+    _exec_source(check.test, "<test>", namespace)
+    namespace["check"](candidate)
+
+
+def _exec_source(source: str, filename: str, namespace: dict[str, Any]) -> None:
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(_compiled(source, filename), namespace)
+
+
+def _namespace() -> dict[str, Any]:
+    """Globals for trusted test code: `import random` gives a generator of its own, seeded."""
+    own_random = _seeded_random()
+
+    def importer(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "random":
+            return own_random
+        return builtins.__import__(name, *args, **kwargs)
+
+    return {"__name__": "__check__", "__builtins__": {**vars(builtins), "__import__": importer}}
+
+
+def _seeded_random() -> types.ModuleType:
+    generator = random.Random(RANDOM_SEED)
+    module = types.ModuleType("random")
+    module.__dict__.update(vars(random))
+    module.__dict__.update({name: getattr(generator, name) for name in random.__all__
+                            if not isinstance(getattr(random, name), type)})
+    return module
+
+
+def answers_of(outcome: Outcome) -> list[Any]:
+    """The answers a program gave: its report when it finished, else the lines it printed."""
+    if outcome.status == "ok" and isinstance(outcome.report, list):
+        return outcome.report
+    answers = []
+    for line in outcome.stdout.split("\n"):  # not splitlines(): it also splits at \x1c-\x1e
+        if line.startswith(ANSWER_PREFIX):
+            try:
+                answers.append(json.loads(line[len(ANSWER_PREFIX):]))
+            except (ValueError, RecursionError):
+                break
+    return answers
+
+
+def program_output(outcome: Outcome, limit: int = 4000) -> str:
+    """What the program printed, without its answer lines."""
+    lines = outcome.stdout.split("\n")
+    stdout = "\n".join(ln for ln in lines if not ln.startswith(ANSWER_PREFIX)).strip("\n")
+    text = stdout + ("\n" if stdout and outcome.stderr else "") + outcome.stderr
     return text[-limit:]

@@ -6,12 +6,13 @@ import gzip
 import importlib.metadata
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
-from codetrial.core import Task, TestResult
-from codetrial.sandbox import Limits, Program, Sandbox
+from codetrial.core import Task, UsageError
+from codetrial.sandbox import Limits, Sandbox
 from codetrial.suites.base import Grade, Suite, suite
-from codetrial.suites.grading import failure_text, verdict_of
+from codetrial.suites.grading import CallCheck, grade_by_value
 
 LIMITS = Limits(wall_seconds=10, cpu_seconds=10, memory_mb=1024)
 CHAT_REQUEST = (
@@ -37,6 +38,7 @@ class HumanEval(Suite):
     default_protocol = "completion"
 
     def load_tasks(self) -> list[Task]:
+        self.limits()  # a bad --option fails the run before it starts
         return [
             Task(id=p["task_id"], suite=self.name, prompt=p["prompt"],
                  data={k: p[k] for k in ("entry_point", "canonical_solution", "test")})
@@ -65,12 +67,25 @@ class HumanEval(Suite):
         return task.prompt + indent_body(code)
 
     async def grade(self, task: Task, code: str, sandbox: Sandbox) -> Grade:
-        program = f"{code}\n\n{task.data['test']}\n\ncheck({task.data['entry_point']})\n"
-        outcome = await sandbox.run(Program(code=program), LIMITS)
-        verdict = verdict_of(outcome)
-        message = "" if outcome.status == "ok" else failure_text(outcome)
-        return Grade(verdict, [TestResult("check", verdict, message)], message,
-                     outcome.wall_seconds)
+        return await grade_by_value(call_check(task), code, sandbox, self.limits())
+
+    def limits(self) -> Limits:
+        """LIMITS; `-o test_timeout=S` sets the wall and CPU seconds."""
+        if "test_timeout" not in self.options:
+            return LIMITS
+        try:
+            seconds = float(self.options["test_timeout"])
+        except (TypeError, ValueError):
+            raise UsageError(f"--option test_timeout={self.options['test_timeout']!r}: "
+                             "expected a number of seconds") from None
+        return replace(LIMITS, wall_seconds=seconds, cpu_seconds=seconds)
+
+
+def call_check(task: Task) -> CallCheck:
+    """check(candidate) from the task's test, judged by value (see grading.grade_by_value)."""
+    return CallCheck(prelude=task.prompt, test=task.data["test"],
+                     entry=task.data["entry_point"],
+                     reference=task.prompt + task.data["canonical_solution"])
 
 
 def indent_body(code: str) -> str:

@@ -1,0 +1,309 @@
+"""The guard of a test process: the audit hook that alone can sign test records, and the checks
+it makes before it signs a pass.
+
+Standalone (stdlib and `codetrial_judge`): every sandbox worker preloads it as `codetrial_guard`;
+`codetrial_unittest` installs it in its test process before the model's code is imported.
+
+- The key that signs records lives only in the hook's closure: the interpreter keeps audit hooks
+  where no Python object refers to them.
+- The hook signs a record only when every frame on the stack is trusted code (this module,
+  codetrial_unittest, unittest, contextlib, the sandbox worker and the pristine tests).
+- Before it signs, it compares builtins, the unittest and contextlib modules and their classes,
+  these modules and the test classes with a snapshot taken before the model's code was imported,
+  using no builtin and no global (they may have been replaced), and checks that the test instance
+  and the method that ran are the test file's own.
+- It refuses ctypes, gc object walks, trace and profile functions, changes to a function's code
+  and opening /proc/*/mem, and reports each refusal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import struct
+import sys
+import types
+import unittest
+import unittest.case
+
+import codetrial_judge as judge
+
+INTEGRITY = "codetrial.integrity"
+_SEQ = struct.Struct(">I")
+_MAC_SIZE = 16
+# Attributes TestCase.__init__ and run() set on an instance, or that tests commonly set.
+_INSTANCE_STATE = frozenset({
+    "_testMethodName", "_outcome", "_testMethodDoc", "_cleanups", "_subtest",
+    "_type_equality_funcs", "maxDiff", "longMessage",
+})
+
+
+_WATCHED = frozenset({
+    "codetrial.record", "codetrial.loaded", "codetrial.done", "ctypes.dlopen", "ctypes.dlsym",
+    "ctypes.dlsym/handle", "ctypes.call_function", "ctypes.cdata", "ctypes.cdata/buffer",
+    "ctypes.addressof", "ctypes.string_at", "ctypes.wstring_at", "gc.get_objects",
+    "gc.get_referrers", "gc.get_referents", "sys.settrace", "sys.setprofile",
+    "sys._current_frames", "sys._current_exceptions", "object.__setattr__",
+    "object.__delattr__", "open",
+})
+# Class attributes unittest itself sets on test classes while it runs them.
+_SET_BY_UNITTEST = frozenset({"_classSetupFailed", "tearDown_exceptions", "_class_cleanups"})
+_FUNCTION_INTERNALS = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__globals__",
+                                 "__closure__"})
+_RECORD_KINDS = frozenset({"completed", "failed", "error", "skipped", "load-error"})
+_WHAT = {"sys.settrace": "to set a trace function", "sys.setprofile": "to set a profile function",
+         "open": "to open process memory"}
+
+
+def install(fd: int, codes: dict) -> None:
+    """Send the key, snapshot what the tests rely on, install the audit hook. Keeps nothing:
+    once this returns, only the hook's closure refers to the key."""
+    key = os.urandom(32)
+    judge.send_frame(fd, key)
+    pristine = _nested_codes(codes.values())
+    trusted = pristine | _trusted_codes()
+    sys.addaudithook(_make_hook(fd, key, trusted, {id(c) for c in pristine}, Snapshot()))
+
+
+def _nested_codes(roots) -> set:
+    """The code objects and every code object nested in them (functions, comprehensions)."""
+    found: dict[int, object] = {}
+    todo = list(roots)
+    while todo:
+        code = todo.pop()
+        if id(code) not in found:
+            found[id(code)] = code
+            todo.extend(c for c in code.co_consts if type(c) is types.CodeType)
+    return set(found.values())
+
+
+def _protected_modules() -> list:
+    names = [n for n in sys.modules if n == "unittest" or n.startswith("unittest.")]
+    names += ["contextlib", "codetrial_judge", "codetrial_plain", "codetrial_unittest", __name__,
+              "builtins"]
+    return [sys.modules[n] for n in names if n in sys.modules]
+
+
+def _code_of(value: object) -> object:
+    """The code object of a function-like class attribute, without running anyone's code."""
+    kind = type(value)
+    if kind in (staticmethod, classmethod):
+        value, kind = value.__func__, type(value.__func__)
+    if kind is property:
+        value, kind = value.fget, type(value.fget)
+    return value.__code__ if kind is types.FunctionType else None
+
+
+_FUNCTION, _METHOD = types.FunctionType, types.MethodType
+
+
+def _trusted_codes() -> set:
+    """Code that may be on the stack when a record is made: ours, unittest's, contextlib's,
+    and every frame below us now (the sandbox worker and the program)."""
+    roots = []
+    for module in _protected_modules():
+        for value in list(vars(module).values()):
+            spaces = [vars(value)] if isinstance(value, type) else []
+            for item in [value, *(v for space in spaces for v in space.values())]:
+                while (code := _code_of(item)) is not None:
+                    roots.append(code)
+                    item = item.__dict__.get("__wrapped__")  # under a decorator's wrapper
+    frame = sys._getframe()
+    while frame is not None:
+        roots.append(frame.f_code)
+        frame = frame.f_back
+    return _nested_codes(roots)
+
+
+class Snapshot:
+    """The items of every namespace the tests rely on, taken before the model's code is
+    imported. `intact` compares them with what is there now using no builtin and no global:
+    it must not ask anything the code under test could have replaced."""
+
+    def __init__(self) -> None:
+        self.spaces: list[tuple[str, object, tuple, object]] = []
+        self.modules = tuple((m.__name__, m) for m in _protected_modules())
+        for name, module in self.modules:
+            self.add(name, vars(module))
+            for value in list(vars(module).values()):
+                if type(value) is type and value.__module__ == name:
+                    self.add(f"{name}.{value.__qualname__}", value.__dict__)
+
+    def add(self, name: str, space: object) -> None:
+        items = tuple((k, v) for k, v in space.items() if k not in _SET_BY_UNITTEST)
+        self.spaces.append((name, space, items, space.keys() - _SET_BY_UNITTEST))
+
+    def intact(self, modules: dict = sys.modules, missing: object = object(),
+               ignored: frozenset = _SET_BY_UNITTEST) -> str:
+        """"" when nothing changed, else the first thing that did."""
+        for name, space, items, keys in self.spaces:
+            for key in (space.keys() - ignored) ^ keys:
+                return "%s.%s" % (name, key)  # noqa: UP031 - format() could be replaced
+            for key, value in items:
+                if space.get(key, missing) is not value:
+                    return name + "." + key
+        for name, module in self.modules:
+            if modules.get(name, missing) is not module:
+                return "sys.modules[" + name + "]"
+        return ""
+
+
+def _make_hook(fd: int, key: bytes, trusted: set, pristine: set, snapshot: Snapshot):
+    """The audit hook; its closure is the only holder of the key."""
+    trusted_ids = frozenset(id(c) for c in trusted)
+    write, pack, blake2b, getframe, ident = os.write, _SEQ.pack, hashlib.blake2b, sys._getframe, id
+    intact, watched = snapshot.intact, _WATCHED
+    state = {"seq": 0, "classes": (), "keep": tuple(trusted)}  # ids stay valid while codes live
+
+    def emit(kind: str, test: str = "", message: str = "") -> None:
+        state["seq"] += 1
+        head = pack(state["seq"])
+        payload = "\x00".join((kind, test, message.replace("\x00", "?"))).encode(
+            "utf-8", "replace")
+        body = head + blake2b(head + payload, key=key, digest_size=16).digest() + payload
+        data = memoryview(pack(len(body)) + body)
+        while data:
+            data = data[write(fd, data):]
+
+    def from_trusted_code() -> bool:
+        frame = getframe(2)  # 0: this, 1: the hook, 2: whoever called sys.audit
+        while frame is not None:
+            if ident(frame.f_code) not in trusted_ids:
+                return False
+            frame = frame.f_back
+        return True
+
+    def refuse(event: str, what: str) -> None:
+        emit("alarm", INTEGRITY, f"the code under test tried {what} ({event})")
+        raise PermissionError(f"codetrial: {what} is not allowed while tests run")
+
+    def hook(event: str, args: tuple) -> None:
+        if event not in watched:
+            return
+        if event[:10] == "codetrial.":
+            if not from_trusted_code():
+                refuse(event, "to report a test outcome itself")
+            changed = intact()
+            if changed:
+                emit("alarm", INTEGRITY, "the code under test changed " + changed)
+            _on_record(event, args, emit, state, changed, snapshot, (pristine, trusted_ids))
+        elif event == "open":
+            if _process_memory(args):
+                refuse(event, _WHAT[event])
+        elif event in ("object.__setattr__", "object.__delattr__"):
+            if len(args) > 1 and args[1] in _FUNCTION_INTERNALS:
+                refuse(event, f"to change a function's {args[1]}")
+        else:
+            refuse(event, _WHAT.get(event, "to reach into the interpreter"))
+
+    return hook
+
+
+def _process_memory(args: tuple) -> bool:
+    path = args[0] if args else None
+    if isinstance(path, bytes):
+        path = path.decode("utf-8", "replace")
+    return isinstance(path, str) and path.startswith("/proc/") and path.endswith(
+        ("/mem", "/pagemap"))
+
+
+def _on_record(event: str, args: tuple, emit, state: dict, changed: str, snapshot: Snapshot,
+               codes: tuple[set, frozenset]) -> None:
+    """Called with builtins and this module checked intact (else `changed` says what is not)."""
+    if event == "codetrial.loaded":
+        if not state["classes"] and not changed:
+            state["classes"] = _capture(args[0], snapshot, *codes)
+        return
+    if event == "codetrial.done":
+        emit("done")
+        return
+    kind = args[0] if args else None
+    if kind not in _RECORD_KINDS:
+        return
+    if kind == "load-error":
+        emit(kind, str(args[1]), str(args[2])[-20000:])
+        return
+    test = _test_id(args[1])
+    if kind != "completed":
+        emit(kind, test, args[2] if type(args[2]) is str else "")
+        return
+    problem = changed or _check_completed(args[1], args[2], state["classes"], codes[0])
+    if problem:
+        emit("tampered", test, "the code under test changed " + problem)
+    else:
+        emit("completed", test)
+
+
+def _test_id(test: object) -> str:
+    case = test.test_case if type(test) is unittest.case._SubTest else test
+    kind = type(case)
+    if type(kind) is not type or not isinstance(case, unittest.TestCase):
+        return "?"
+    name = case.__dict__.get("_testMethodName", "?")
+    return f"{kind.__module__}.{kind.__qualname__}.{name if type(name) is str else '?'}"
+
+
+def _capture(suite: object, snapshot: Snapshot, pristine: set, trusted: frozenset) -> tuple:
+    """The test classes as loaded, where everything unittest calls is pristine test code (or
+    unittest's own); their namespaces join the snapshot."""
+    classes: list = []
+    for test in _iter_tests(suite):
+        kind = type(test)
+        if type(kind) is not type or any(kind is c for c in classes) or not issubclass(
+                kind, unittest.TestCase):
+            continue
+        if all(_pristine_class(base, pristine, trusted) for base in kind.__mro__[:-2]):
+            classes.append(kind)
+            for base in kind.__mro__[:-2]:
+                snapshot.add(f"{base.__module__}.{base.__qualname__}", base.__dict__)
+    return tuple(classes)
+
+
+def _pristine_class(kind: type, pristine: set, trusted: frozenset) -> bool:
+    if type(kind) is not type:
+        return False
+    for name, value in kind.__dict__.items():
+        if (name.startswith("test") or hasattr(unittest.TestCase, name)) and callable(value):
+            if not _pristine_function(value, pristine, trusted):
+                return False
+    return True
+
+
+def _pristine_function(value: object, pristine: set, trusted: frozenset) -> bool:
+    """Pristine test code, or unittest's wrapper (a skip decorator's) around pristine code."""
+    code = _code_of(value)
+    while code is not None and id(code) not in pristine:
+        if id(code) not in trusted or type(value) is not types.FunctionType:
+            return False
+        value = value.__dict__.get("__wrapped__")
+        code = _code_of(value)
+    return code is not None
+
+
+def _iter_tests(suite: object):
+    for test in suite.__dict__.get("_tests", ()):
+        if type(test) is unittest.TestSuite:
+            yield from _iter_tests(test)
+        else:
+            yield test
+
+
+def _check_completed(test: object, method: object, classes: tuple, pristine: set) -> str:
+    """Why a test method that returned normally may not count as passed, or ""."""
+    kind = type(test)
+    if not any(kind is c for c in classes):
+        return "the test class (it is not the one the test file defines)"
+    name = test.__dict__.get("_testMethodName")
+    function = next((c.__dict__[name] for c in kind.__mro__ if name in c.__dict__), None)
+    if type(method) is not _METHOD or method.__func__ is not function or (
+            method.__self__ is not test):
+        return f"the test method {name}"
+    for attr, value in test.__dict__.items():
+        if attr not in _INSTANCE_STATE and callable(value) and hasattr(unittest.TestCase, attr):
+            return f"the test's {attr}"
+    for value in (test.__dict__.get("_type_equality_funcs") or {}).values():
+        value = value.__func__ if type(value) is _METHOD else value
+        if type(value) is not str and (type(value) is not _FUNCTION
+                                       or id(value.__code__) not in pristine):
+            return "the test's type equality functions"
+    return ""

@@ -1,0 +1,304 @@
+"""Calling the code under test by value, from a program that runs inside the sandbox.
+
+Standalone (stdlib and `codetrial_plain` only): every sandbox worker preloads it as
+`codetrial_judge`, so a program uses it with one import and neither ships nor compiles it. Two
+ways to call the model's function, for suites whose tests call one function with data:
+
+- `answer_calls`: run the model's module, call its function once per recorded argument list
+  (from stdin), and hand back the results as plain values. The checks then run in the harness on
+  those values (see suites/humaneval.py): nothing the code does in its own process can change
+  how the values are judged, so this needs no second process.
+- `check_by_value`: when the calls cannot be known in advance, the checks run here and the model's
+  module runs in a forked "subject" process. The subject cannot write the program's result
+  channel (every other descriptor is closed before its code runs), cannot read this process's
+  memory (it is not dumpable), and sends back plain values only. A subject killed by a signal
+  takes this process down with the same signal, so the sandbox still tells a CPU-time or memory
+  kill from an error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import struct
+import sys
+import traceback
+
+import codetrial_plain as plain
+
+_FRAME = struct.Struct(">I")
+_MAX_FRAME = 64 << 20
+
+
+def load_module(code: str, filename: str = "<solution>") -> dict:
+    """Run the model's code as the __main__ module (as `python file.py` would) and return its
+    namespace; the worker's directory is importable, as for any program."""
+    import types
+
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    module = types.ModuleType("__main__")
+    sys.modules["__main__"] = module
+    exec(compile(code, filename, "exec"), module.__dict__)
+    return module.__dict__
+
+
+def raised(exc: BaseException) -> dict:
+    return {"raised": type(exc).__name__, "message": _message(exc)}
+
+
+def _message(exc: BaseException) -> str:
+    try:
+        return str(exc)[:2000]
+    except Exception:  # noqa: BLE001 - str() of a hostile exception may fail
+        return ""
+
+
+# ---------------------------------------------------------------- answering recorded calls
+
+
+def answer_calls(code: str, entry: str) -> None:
+    """Call `entry` on each argument list read from stdin, in order, until one raises.
+
+    Each answer is also printed (a line: ANSWER_PREFIX, then JSON) as soon as it is known, so
+    that a program killed part way still tells which answers it gave (the first STREAMED bytes
+    of them: the sandbox keeps little of a program's output).
+    """
+    calls = [plain.decode(call) for call in json.loads(sys.stdin.read())]
+    answers: list = []
+    main = sys.modules["__main__"]
+    try:
+        function = load_module(code)[entry]
+    except BaseException as exc:
+        _give(answers, raised(exc), exc)
+        main.__results__ = answers
+        return
+    for args, kwargs in calls:
+        try:
+            answer = {"value": plain.encode(function(*args, **kwargs))}
+        except BaseException as exc:
+            _give(answers, raised(exc), exc)
+            break
+        _give(answers, answer)
+    main.__results__ = answers
+
+
+STREAMED = 32_000
+_streamed = [0]
+
+
+def _give(answers: list, answer: dict, exc: BaseException | None = None) -> None:
+    if exc is not None:
+        traceback.print_exception(type(exc), exc, exc.__traceback__)
+    answers.append(answer)
+    line = plain.ANSWER_PREFIX + json.dumps(answer) + "\n"
+    _streamed[0] += len(line)
+    if _streamed[0] <= STREAMED:
+        sys.stdout.write(line)
+        sys.stdout.flush()
+
+
+# ---------------------------------------------------------------- a subject process
+
+
+class SubjectGone(Exception):
+    """The code under test ended (or broke the channel) before it answered."""
+
+
+def send_frame(fd: int, data: bytes) -> None:
+    view = memoryview(_FRAME.pack(len(data)) + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def recv_frame(fd: int) -> bytes | None:
+    """One frame, or None at end of file (a truncated frame counts as end of file)."""
+    head = _read_exact(fd, _FRAME.size)
+    if head is None:
+        return None
+    (size,) = _FRAME.unpack(head)
+    if size > _MAX_FRAME:
+        raise SubjectGone(f"the code under test sent a {size}-byte message")
+    return _read_exact(fd, size)
+
+
+def _read_exact(fd: int, n: int) -> bytes | None:
+    parts, need = [], n
+    while need:
+        chunk = os.read(fd, min(need, 1 << 20))
+        if not chunk:
+            return None
+        parts.append(chunk)
+        need -= len(chunk)
+    return b"".join(parts)
+
+
+def undumpable() -> None:
+    """Same-uid processes (the subject) may not ptrace us or open /proc/<us>/mem or /fd."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
+    except (OSError, AttributeError):
+        pass
+
+
+def keep_only(fds: tuple[int, ...]) -> None:
+    """Close every descriptor but stdout, stderr and `fds`; stdin becomes /dev/null."""
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    keep = sorted({0, 1, 2, *fds})
+    for low, high in zip(keep, [*keep[1:], 1 << 20], strict=True):
+        os.closerange(low + 1, high)
+
+
+def die_like(pid: int) -> int:
+    """Reap the subject; if a signal killed it, let the same signal kill us. Else its status."""
+    try:
+        _, status = os.waitpid(pid, 0)
+    except ChildProcessError:
+        return -1
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+    return os.waitstatus_to_exitcode(status)
+
+
+def fork_subject(body, *args: object) -> tuple[int, int, int]:
+    """Fork a subject that runs body(to_judge, from_judge, *args) and exits.
+
+    Returns (pid, read end from the subject, write end to the subject).
+    """
+    to_subject_r, to_subject_w = os.pipe()
+    from_subject_r, from_subject_w = os.pipe()
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            keep_only((to_subject_r, from_subject_w))
+            body(from_subject_w, to_subject_r, *args)
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except BaseException:
+                    pass
+            os._exit(0)
+    os.close(to_subject_r)
+    os.close(from_subject_w)
+    return pid, from_subject_r, to_subject_w
+
+
+def _serve_calls(out: int, inp: int, code: str, entry: str) -> None:
+    """In the subject: run the model's module, then answer calls of its `entry` function."""
+    try:
+        function = load_module(code)[entry]
+    except BaseException as exc:
+        traceback.print_exception(type(exc), exc, exc.__traceback__)
+        send_frame(out, json.dumps(raised(exc)).encode())
+        return
+    send_frame(out, b'{"ready": true}')
+    while (frame := recv_frame(inp)) is not None:
+        args, kwargs = plain.decode(json.loads(frame))
+        try:
+            reply = {"value": plain.encode(function(*args, **kwargs))}
+        except BaseException as exc:
+            traceback.print_exception(type(exc), exc, exc.__traceback__)
+            reply = raised(exc)
+        send_frame(out, json.dumps(reply).encode())
+
+
+class Subject:
+    """The model's module in its own process; `call` runs its function on plain arguments."""
+
+    def __init__(self, code: str, entry: str) -> None:
+        self.pid, self._in, self._out = fork_subject(_serve_calls, code, entry)
+        self._ready = False
+
+    def _receive(self) -> dict:
+        frame = recv_frame(self._in)
+        if frame is None:
+            status = die_like(self.pid)
+            raise SubjectGone(f"the code under test exited (status {status}) before it answered")
+        try:
+            message = json.loads(frame)
+            value = plain.decode(message["value"]) if "value" in message else None
+        except (ValueError, TypeError, KeyError, RecursionError) as exc:
+            raise SubjectGone(f"the code under test broke the channel: {exc}") from None
+        if "raised" in message:
+            name, text = str(message["raised"]), str(message.get("message", ""))
+            raise plain.exception_named(name, text)
+        return {"value": value} if "value" in message else message
+
+    def ready(self) -> None:
+        """Wait for the module to load; raises what loading it raised."""
+        if not self._ready:
+            self._receive()
+            self._ready = True
+
+    def call(self, *args: object, **kwargs: object) -> object:
+        self.ready()
+        request = json.dumps(plain.encode((args, kwargs))).encode()
+        try:
+            send_frame(self._out, request)
+        except BrokenPipeError:
+            self._receive()  # says how the subject ended
+            raise
+        message = self._receive()
+        if "value" not in message:
+            raise SubjectGone("the code under test answered out of turn")
+        return message["value"]
+
+    def close(self) -> None:
+        for fd in (self._out, self._in):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except OSError:
+            pass
+
+
+def check_by_value(code: str, entry: str) -> None:
+    """`check(candidate)` here, where `candidate` calls the subject's function by value. The
+    task's prompt (for its helpers) and test come on stdin as JSON, read only once the subject
+    is forked, so that the code under test never holds the test."""
+    undumpable()
+    sys.path[:] = [p for p in sys.path if p not in ("", ".", os.getcwd())]
+    subject = Subject(code, entry)
+    try:
+        spec = json.loads(sys.stdin.read())
+        import random
+
+        random.seed(plain.RANDOM_SEED)
+        namespace: dict = {"__name__": "__judge__"}
+        run_source(spec["prompt"], "<prompt>", namespace)
+        subject.ready()
+
+        def candidate(*args: object, **kwargs: object) -> object:
+            return subject.call(*args, **kwargs)
+
+        namespace[entry] = candidate  # a test may call the function by its name
+        run_source(spec["test"], "<test>", namespace)
+        namespace["check"](candidate)
+    finally:
+        subject.close()
+
+
+def run_source(source: str, filename: str, namespace: dict) -> None:
+    """exec trusted source, with its lines in linecache so that tracebacks quote them."""
+    import linecache
+
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)

@@ -1,0 +1,206 @@
+"""The pieces that keep grading honest, one at a time: plain values, checks by value (and their
+fallback, the check apart from the code), and the guarded unittest runner."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+
+import pytest
+
+from codetrial.core import Verdict
+from codetrial.sandbox import Limits, Sandbox
+from codetrial.sandbox import _plain as plain
+from codetrial.suites import create_suite
+from codetrial.suites.grading import CallCheck, grade_by_value
+from tests.suites.exercism_fixture import make_exercises, write
+
+LIMITS = Limits(wall_seconds=3, cpu_seconds=3)
+
+
+@pytest.fixture(scope="module")
+def sandbox(bubblewrap):
+    with Sandbox(workers=2, mode="bubblewrap") as sb:
+        yield sb
+
+
+def grade(sandbox: Sandbox, check: CallCheck, code: str):
+    return asyncio.run(grade_by_value(check, code, sandbox, LIMITS))
+
+
+# ---------------------------------------------------------------- plain values
+
+
+def test_plain_values_round_trip_and_liars_do_not():
+    class Liar(str):
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        __hash__ = str.__hash__
+
+    values = [None, True, 3, 10**5000, -0.0, 2.5, 1j, "ü", b"\0", [1, (2, {3})],
+              {"k": frozenset({1})}]
+    for value in values:
+        assert plain.decode(json.loads(json.dumps(plain.encode(value)))) == value
+    assert math.isnan(plain.decode(plain.encode(float("nan"))))
+    assert plain.decode(plain.encode(Liar("no"))) == "no" and type(
+        plain.decode(plain.encode(Liar("no")))) is str
+    opaque = plain.decode(plain.encode(object()))
+    assert opaque != opaque and opaque != 1
+    with pytest.raises(TypeError):
+        bool(opaque)
+    for bad in ({"x": 1}, {"t": 3}, {"d": [[1]]}, {"o": "?"}, object()):
+        with pytest.raises(ValueError):
+            plain.decode(bad)
+
+
+# ---------------------------------------------------------------- checks by value
+
+SQUARE = CallCheck(prelude="", entry="sq", reference="def sq(n):\n    return n * n\n",
+                   test="def check(candidate):\n"
+                        "    assert candidate(3) == 9\n"
+                        "    assert candidate(4) == 16\n")
+CHAINED = CallCheck(prelude="", entry="sq", reference="def sq(n):\n    return n * n\n",
+                    test="def check(candidate):\n"
+                         "    r = candidate(2)\n"
+                         "    assert r in (4, -4)\n"
+                         "    assert candidate(r) == 16\n")
+
+
+def test_a_wrong_answer_before_a_hang_is_a_failure_not_a_timeout(sandbox):
+    # the answers stream out as they are given: the test sees the wrong one and fails there
+    code = "import time\ndef sq(n):\n    if n == 4:\n        time.sleep(100)\n    return 0\n"
+    result = grade(sandbox, SQUARE, code)
+    assert result.verdict == Verdict.FAILED
+    assert "assert candidate(3) == 9" in result.output
+
+
+def test_right_answers_pass_and_what_the_check_says_is_kept(sandbox):
+    assert grade(sandbox, SQUARE, "def sq(n):\n    return n ** 2\n").verdict == Verdict.PASSED
+    wrong = grade(sandbox, SQUARE, "def sq(n):\n    print('thinking')\n    return n + 6\n")
+    assert wrong.verdict == Verdict.FAILED
+    assert "candidate(4) == 16" in wrong.output and "thinking" in wrong.output
+    assert "codetrial-answer" not in wrong.output
+
+
+def test_another_path_through_the_test_is_judged_apart(sandbox):
+    right = grade(sandbox, CHAINED, "def sq(n):\n    return -n * n if n == 2 else n * n\n")
+    assert right.verdict == Verdict.PASSED and right.details == {"judged": "apart"}
+    liar = """
+class Yes:
+    def __eq__(self, other): return True
+    __hash__ = object.__hash__
+def sq(n):
+    return -4 if n == 2 else Yes()
+"""
+    assert grade(sandbox, CHAINED, liar).verdict == Verdict.FAILED
+    exits = grade(sandbox, CHAINED, "import os\ndef sq(n):\n    os._exit(0)\n")
+    assert exits.verdict == Verdict.ERROR
+    spin = grade(sandbox, CHAINED, "def sq(n):\n    if n != 2:\n        while True: pass\n"
+                                   "    return -4\n")
+    assert spin.verdict == Verdict.TIMEOUT
+
+
+def test_random_inputs_are_the_same_on_every_run(sandbox):
+    suite = create_suite("humaneval", {})
+    [task] = [t for t in suite.load_tasks() if t.id == "HumanEval/53"]  # add(x, y), random
+    code = "def add(x, y):\n    return x + y\n"
+    grades = [asyncio.run(suite.grade(task, code, sandbox)) for _ in range(2)]
+    assert [g.verdict for g in grades] == [Verdict.PASSED] * 2
+
+
+# ---------------------------------------------------------------- the guarded unittest runner
+
+TWO_MODULES = """import unittest
+
+from two_fer import two_fer
+
+
+class SecondTest(unittest.TestCase):
+    def test_alice(self):
+        self.assertEqual(two_fer("Alice"), "One for Alice, one for me.")
+
+    @unittest.skip("not this one")
+    def test_skipped(self):
+        self.fail("skipped tests do not run")
+
+    def test_in_subtests(self):
+        for name in ("Bob", "Eve"):
+            with self.subTest(name=name):
+                self.assertEqual(two_fer(name), f"One for {name}, one for me.")
+"""
+RIGHT = "def two_fer(name='you'):\n    return f'One for {name}, one for me.'\n"
+
+
+def two_module_exercise(tmp_path):
+    root = make_exercises(tmp_path / "ex", names=["two-fer"])
+    exercise = root / "two-fer"
+    write(exercise / "second_test.py", TWO_MODULES)
+    config = json.loads((exercise / ".meta" / "config.json").read_text())
+    config["files"]["test"].append("second_test.py")
+    write(exercise / ".meta" / "config.json", json.dumps(config))
+    suite = create_suite("exercism", {"path": str(root), "test_timeout": "10"})
+    [task] = suite.load_tasks()
+    return suite, task
+
+
+def grade_files(sandbox, suite, task, solution: str):
+    return asyncio.run(suite.grade_files(task, {"two_fer.py": solution}, sandbox))
+
+
+def test_tests_run_from_their_pristine_copy_with_skips_and_subtests(sandbox, tmp_path):
+    suite, task = two_module_exercise(tmp_path)
+    good = grade_files(sandbox, suite, task, RIGHT)
+    assert good.verdict == Verdict.PASSED, good.output
+    assert {t.name.split(".")[-1] for t in good.tests} == {
+        "test_no_name", "test_a_name", "test_alice", "test_in_subtests"}
+    gut = ("open('second_test.py', 'w').write('import unittest\\n"
+           "class SecondTest(unittest.TestCase):\\n    pass\\n')\n")
+    overwritten = grade_files(sandbox, suite, task, gut + RIGHT.replace("{name}", "{name}!"))
+    assert overwritten.verdict == Verdict.FAILED
+    assert {t.name.split(".")[-1] for t in overwritten.tests if t.verdict != "passed"} == {
+        "test_no_name", "test_a_name", "test_alice", "test_in_subtests"}
+
+
+@pytest.mark.parametrize("trick,verdict", [
+    ("import unittest\nraise unittest.SkipTest('no')", "failed"),
+    ("import unittest.case\nraise unittest.case._ShouldStop()", "error"),
+])
+def test_leaving_a_subtest_early_is_not_a_pass(sandbox, tmp_path, trick, verdict):
+    suite, task = two_module_exercise(tmp_path)
+    body = "\n        ".join(trick.splitlines())
+    guard = f"    if name in ('Bob', 'Eve'):\n        {body}\n    return"
+    code = RIGHT.replace("    return", guard)
+    result = grade_files(sandbox, suite, task, code)
+    assert result.verdict == Verdict.FAILED
+    rows = {t.name.split(".")[-1]: t.verdict for t in result.tests}
+    assert rows["test_in_subtests"] == verdict and rows["test_alice"] == "passed"
+
+
+def test_tampering_is_named(sandbox, tmp_path):
+    suite, task = two_module_exercise(tmp_path)
+    code = "import unittest\nunittest.TestCase.assertEqual = lambda *a, **k: None\n" + (
+        RIGHT.replace("One for", "None for"))
+    result = grade_files(sandbox, suite, task, code)
+    assert result.verdict == Verdict.FAILED
+    messages = " ".join(t.message for t in result.tests)
+    assert "changed unittest.case.TestCase.assertEqual" in messages
+
+
+def test_a_solution_that_does_not_import_is_an_error(sandbox, tmp_path):
+    suite, task = two_module_exercise(tmp_path)
+    result = grade_files(sandbox, suite, task, "def two_fer(:\n")
+    assert result.verdict == Verdict.ERROR and "SyntaxError" in result.output
+
+
+def test_humaneval_edit_is_judged_by_value(sandbox):
+    suite = create_suite("humaneval-edit", {})
+    [task] = [t for t in suite.load_tasks() if t.id == "HumanEval/0"]
+    liar = ("class Yes:\n    def __eq__(self, other): return True\n"
+            "    __hash__ = object.__hash__\n"
+            "def has_close_elements(numbers, threshold):\n    return Yes()\n")
+    [(path, _)] = suite.edit_files(task).items()
+    lied = asyncio.run(suite.grade_files(task, {path: liar}, sandbox))
+    right = asyncio.run(suite.grade_files(task, suite.reference_files(task), sandbox))
+    assert (lied.verdict, right.verdict) == (Verdict.FAILED, Verdict.PASSED)
