@@ -7,6 +7,7 @@ metadata without importing that package (it would pull in its plugin host).
 from __future__ import annotations
 
 import asyncio
+import atexit
 import importlib.util
 import threading
 import time
@@ -37,6 +38,13 @@ def check_gguf(path: Path) -> None:
     with path.open("rb") as f:
         if f.read(4) != b"GGUF":
             raise UsageError(f"{path}: not a GGUF model file (bad magic bytes)")
+
+
+@atexit.register
+def _free_models() -> None:
+    """Free llama.cpp models before interpreter teardown, when its C bindings are already gone."""
+    while _LOADED:
+        _LOADED.popitem()[1].close()
 
 
 def load_llama(path: Path, n_ctx: int) -> Any:
