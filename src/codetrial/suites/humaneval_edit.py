@@ -5,6 +5,7 @@ from __future__ import annotations
 from codetrial.core import Task
 from codetrial.suites.base import suite
 from codetrial.suites.editing import EditSuite
+from codetrial.suites.grading import CallCheck
 from codetrial.suites.humaneval import HumanEval
 
 SOLUTION = "solution.py"
@@ -47,6 +48,11 @@ class HumanEvalEdit(EditSuite):
     def pristine_files(self, task: Task) -> dict[str, str]:
         test = TEST_TEMPLATE.format(test=task.data["test"], name=task.data["entry_point"])
         return {TEST_FILE: test}
+
+    def call_check(self, task: Task) -> CallCheck:
+        data = task.data
+        return CallCheck(prelude=data["stub"], test=data["test"], entry=data["entry_point"],
+                         reference=data["stub"] + data["canonical_solution"])
 
     def test_modules(self, task: Task) -> list[str]:
         return [TEST_FILE.removesuffix(".py")]
