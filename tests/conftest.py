@@ -80,3 +80,34 @@ def llama_server():
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+SHARED_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def host_leftovers(uids) -> list[str]:
+    """Processes of the sandbox uids, and files they own in the host's shared directories."""
+    from codetrial.sandbox.procs import pids_of_uid
+
+    found = []
+    for uid in uids:
+        if pids := pids_of_uid(uid):
+            found.append(f"processes of uid {uid}: {sorted(pids)}")
+        for shared in SHARED_DIRS:
+            for entry in os.scandir(shared):
+                try:
+                    owner = entry.stat(follow_symlinks=False).st_uid
+                except FileNotFoundError:  # another process removed it while we looked
+                    continue
+                if owner == uid:
+                    found.append(f"{entry.path} owned by uid {uid}")
+    return found
+
+
+@pytest.fixture(scope="session")
+def bubblewrap() -> None:
+    from codetrial.sandbox.mode import bubblewrap_works
+
+    works, reason = bubblewrap_works()
+    if not works:
+        pytest.skip(f"bubblewrap does not work here: {reason}")

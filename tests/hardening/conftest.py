@@ -17,12 +17,10 @@ from codetrial.models.base import Model, Reply, Request
 from codetrial.protocols import PROTOCOLS
 from codetrial.runner import Plan, RunConfig, execute, executors, pending, start_run
 from codetrial.sandbox import Sandbox
-from codetrial.sandbox.mode import bubblewrap_works
-from codetrial.sandbox.procs import descendants, pids_of_uid
+from codetrial.sandbox.procs import descendants
 from codetrial.store import Store
 from codetrial.suites import create_suite, select_tasks
-
-SHARED_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+from tests.conftest import host_leftovers
 
 
 class ScriptedModel(Model):
@@ -90,21 +88,7 @@ def children() -> set[int]:
 
 def leftovers(sandboxes: list[Sandbox], children_before: set[int]) -> list[str]:
     """Processes of the sandboxes' uids, files they own in shared dirs, new children of ours."""
-    found = []
-    for uid in {uid for sb in sandboxes for uid in sb.uids}:
-        if pids := pids_of_uid(uid):
-            found.append(f"processes of uid {uid}: {sorted(pids)}")
-        for shared in SHARED_DIRS:
-            for entry in os.scandir(shared):
-                if entry.stat(follow_symlinks=False).st_uid == uid:
-                    found.append(f"{entry.path} owned by uid {uid}")
+    found = host_leftovers({uid for sb in sandboxes for uid in sb.uids})
     if new := children() - children_before:
         found.append(f"new children of the harness: {sorted(new)}")
     return found
-
-
-@pytest.fixture(scope="session")
-def bubblewrap() -> None:
-    works, reason = bubblewrap_works()
-    if not works:
-        pytest.skip(f"bubblewrap does not work here: {reason}")

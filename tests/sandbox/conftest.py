@@ -3,7 +3,6 @@ every test that nothing a program started or wrote survived it."""
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,22 +15,13 @@ except ImportError:  # a checkout without `pip install -e .`
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
 from codetrial.sandbox import Program, Sandbox  # noqa: E402
-from codetrial.sandbox.mode import bubblewrap_works  # noqa: E402
-from codetrial.sandbox.procs import descendants, pids_of_uid  # noqa: E402
-
-SHARED_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+from codetrial.sandbox.procs import descendants  # noqa: E402
+from tests.conftest import host_leftovers  # noqa: E402
 
 
 def find_leftovers(sandbox: Sandbox) -> list[str]:
     """Processes or host files the sandbox's programs left behind (should be none)."""
-    found = []
-    for uid in sandbox.uids:
-        if pids := pids_of_uid(uid):
-            found.append(f"processes of uid {uid}: {sorted(pids)}")
-        for shared in SHARED_DIRS:
-            for entry in os.scandir(shared):
-                if entry.stat(follow_symlinks=False).st_uid == uid:
-                    found.append(f"{entry.path} owned by uid {uid}")
+    found = host_leftovers(sandbox.uids)
     if sandbox.mode == "bubblewrap":
         for pid in sandbox.worker_pids:  # bwrap itself; below it only the worker may remain
             if len(inside := descendants(pid)) > 1:
@@ -72,13 +62,6 @@ def leftovers_inside(sandbox: Sandbox) -> list[dict]:
 @pytest.fixture
 def leftovers() -> Callable[[Sandbox], list[str]]:
     return find_leftovers
-
-
-@pytest.fixture(scope="session")
-def bubblewrap() -> None:
-    works, reason = bubblewrap_works()
-    if not works:
-        pytest.skip(f"bubblewrap does not work here: {reason}")
 
 
 @pytest.fixture(scope="module")

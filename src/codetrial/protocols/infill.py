@@ -90,14 +90,19 @@ async def run_infill(task: Task, ctx: SampleContext, request: Request, fill_of: 
     return Sample(task.id, ctx.index, [attempt])
 
 
+def hole_of(task: Task, ctx: SampleContext) -> tuple[Any, str, str]:
+    """The suite, the code before the hole (after the optional header line) and after it."""
+    suite = infill_suite(ctx)
+    prefix, suffix = suite.infill_parts(task)
+    return suite, with_header(prefix, ctx.options.get("header")), suffix
+
+
 @protocol("fim")
 class FimProtocol(Protocol):
     name = "fim"
 
     async def run(self, task: Task, ctx: SampleContext) -> Sample:
-        suite = infill_suite(ctx)
-        prefix, suffix = suite.infill_parts(task)
-        prefix = with_header(prefix, ctx.options.get("header"))
+        suite, prefix, suffix = hole_of(task, ctx)
         fmt = fim_format(ctx.options.get("fim_format"), ctx.model.name)
         stops = fmt.stops(prefix, suffix)
         request = ctx.request(kind="completion", prompt=fmt.prompt(prefix, suffix), stop=stops,
@@ -112,9 +117,7 @@ class FillChatProtocol(Protocol):
     name = "fill-chat"
 
     async def run(self, task: Task, ctx: SampleContext) -> Sample:
-        suite = infill_suite(ctx)
-        prefix, suffix = suite.infill_parts(task)
-        prefix = with_header(prefix, ctx.options.get("header"))
+        suite, prefix, suffix = hole_of(task, ctx)
         request = ctx.request(kind="chat", messages=fill_messages(prefix, suffix),
                               reference=Reply(text=suite.reference_infill(task)))
         return await run_infill(task, ctx, request,
