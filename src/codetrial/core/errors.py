@@ -7,3 +7,10 @@ class UsageError(Exception):
 
 class InfraError(Exception):
     """The harness or a provider failed, not the model: stored as infra-error, retried on resume."""
+
+
+def root_cause(exc: BaseException) -> str:
+    """The innermost cause's text: SDKs wrap "connection refused" as "Connection error."."""
+    while exc.__cause__ is not None:
+        exc = exc.__cause__
+    return str(exc) or type(exc).__name__

@@ -40,7 +40,11 @@ async def prepare(config: RunConfig, cache_path: Path | None) -> Plan:
                            context_window=config.context_window, max_retries=0,
                            timeout_seconds=config.request_timeout)
     model = create_model(config.model, options)
-    await model.check()
+    try:
+        await model.check()
+    except BaseException:
+        await model.aclose()  # its HTTP client, before the loop that owns it ends
+        raise
     limiter = None
     if model.rate_limited:  # the limiter retries, not the SDK (max_retries=0)
         limiter = AdaptiveLimiter(config.concurrency, config.max_concurrency)

@@ -99,8 +99,6 @@ async def model_stages(state: State, sandbox: Sandbox, source: Source, settings:
     options = ModelOptions(base_url=settings.base_url, api_key_env=settings.api_key_env)
     author = create_model(settings.author or "", options)
     validator = create_model(settings.validator, options) if settings.validator else author
-    for model in (author, validator):
-        await model.check()
     gate = asyncio.Semaphore(settings.concurrency)
 
     async def one(filtered: Filtered) -> None:
@@ -110,6 +108,8 @@ async def model_stages(state: State, sandbox: Sandbox, source: Source, settings:
             say(f"{filtered.seed.id}: {state.case_state(filtered.seed.id)}")
 
     try:
+        for model in (author, validator):
+            await model.check()
         await asyncio.gather(*(one(f) for f in kept))
     finally:
         for model in {id(author): author, id(validator): validator}.values():
