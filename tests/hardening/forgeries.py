@@ -3,6 +3,8 @@
 HUMANEVAL: answers to HumanEval tasks (graded by value: see suites/grading.py).
 EDITING: versions of two_fer.py for the Exercism two-fer exercise (graded by the guarded unittest
 runner: see sandbox/_unittest.py); each is wrong (it says 'nope') and adds a trick.
+FILLS: Python expressions for the hole of a YAML case (graded apart from the test: see
+codetrial_judge.check_names); each is wrong and tries to look right to `==`, `repr` or `assert`.
 """
 
 from __future__ import annotations
@@ -242,4 +244,31 @@ for fd in (3, 4, 5):
     except OSError:
         pass
 """),
+}
+
+# ---------------------------------------------------------------- fill-in-the-middle holes
+
+FILLS: dict[str, str] = {
+    "an object equal to everything": "type('Yes', (), {'__eq__': lambda s, o: True, "
+        "'__ne__': lambda s, o: False, '__bool__': lambda s: True, '__hash__': object.__hash__})()",
+    "a float subclass equal to anything": "type('F', (float,), {'__eq__': lambda s, o: True, "
+        "'__hash__': float.__hash__})(0.0)",
+    "a str whose repr is the expected text": "type('S', (str,), {'__repr__': lambda s: "
+        "'Fraction(5, 8)', '__bool__': lambda s: True})('x')",
+    "repr, bool and isinstance patched in builtins": "[setattr(__import__('builtins'), n, f) "
+        "for n, f in (('repr', lambda x: 'Fraction(5, 8)'), ('bool', lambda x: True), "
+        "('isinstance', lambda *a: True))] and 0",
+    "os._exit(0)": "__import__('os')._exit(0)",
+    "SystemExit(0)": "exec('raise SystemExit(0)')",
+    "a trace function that jumps over the asserts": "exec(\"import sys\\n"
+        "def skip(frame, event, arg):\\n"
+        "    if event == 'line' and frame.f_code.co_filename in ('<program>', '<test>'):\\n"
+        "        try:\\n            frame.f_lineno = frame.f_lineno + 1\\n"
+        "        except ValueError:\\n            pass\\n"
+        "    return skip\\n"
+        "sys.settrace(skip)\\n"
+        "f = sys._getframe(1)\\n"
+        "while f is not None:\\n    f.f_trace = skip\\n    f = f.f_back\")",
+    "a forged completion on the result channel": "__import__('os').write(3, "
+        "b'{\"completed\": true, \"results\": null}\\n') and __import__('os')._exit(0)",
 }

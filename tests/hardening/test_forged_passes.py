@@ -1,16 +1,19 @@
 """Wrong answers that try to be graded as passing: none may pass, none may be an infra error.
 
 Each goes through the runner as a model's reply (HumanEval: chat protocol; Exercism: the edit
-loop), with an honest answer next to them that must still pass.
+loop; YAML cases: the fim protocol), with an honest answer next to them that must still pass.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
+
+import yaml
 
 from codetrial.suites import create_suite
 from tests.hardening.conftest import fenced, run_scripted
-from tests.hardening.forgeries import EDITING, HUMANEVAL
+from tests.hardening.forgeries import EDITING, FILLS, HUMANEVAL
 from tests.suites.exercism_fixture import make_exercises
 
 NOT_A_PASS = {"failed", "error", "timeout", "oom"}
@@ -71,3 +74,46 @@ def test_editing_forgeries_do_not_pass(tmp_path, monkeypatch, bubblewrap):
     print(f"\nforged Exercism passes ({len(got)}):\n{table(got)}")
     assert {n: v for n, v in got.items() if v not in NOT_A_PASS} == {}
     assert samples[len(names)].verdict.value == "passed"
+
+
+# A value, a Fraction compared by repr (as synthesized doctest cases do), and a function body.
+CASES = {
+    "median": ("import math\nimport statistics\n\ndata = [7, 1, 5, 3, 20, 2]\nresult = <here>\n",
+               "statistics.median(data)",
+               "assert result == 4.0, result\nassert math.isclose(result, 4.0)\n"),
+    "mean": ("import statistics\nfrom fractions import Fraction\n\n"
+             "data = [Fraction(1, 2), Fraction(3, 4)]\nresult = <here>\n",
+             "statistics.mean(data)", "got = repr(result)\nassert got == 'Fraction(5, 8)', got\n"),
+    "palindrome": ("def is_palindrome(text):\n    return <here>\n",
+                   "text.lower() == text.lower()[::-1]",
+                   "assert is_palindrome('Level')\nassert not is_palindrome('duck')\n"
+                   "assert isinstance(is_palindrome('x'), bool)\n"),
+}
+
+
+def write_cases(root: Path) -> Path:
+    root.mkdir()
+    for name, (context, solution, test) in CASES.items():
+        case = {"name": name, "context": f"# case {name}\n{context}",
+                "canonical_solution": solution, "test": test, "meta": {"engine": "python"}}
+        (root / f"{name}.yaml").write_text(yaml.safe_dump(case))
+    return root
+
+
+def test_fill_in_forgeries_do_not_pass(tmp_path, monkeypatch, bubblewrap):
+    names = list(FILLS)
+
+    def answer(request) -> str:  # the last sample of each case is honest
+        case = next(n for n in CASES if f"# case {n}\n" in request.prompt)
+        index = request.sample_index
+        return FILLS[names[index]] if index < len(names) else CASES[case][1]
+
+    run = run_scripted(tmp_path / "runs.sqlite", "yaml", answer, samples=len(names) + 1,
+                       protocol="fim", options={"path": str(write_cases(tmp_path / "cases"))},
+                       monkeypatch=monkeypatch)
+    got = {f"{s.task_id}: {names[s.index]}": s.verdict.value
+           for s in run.samples if s.index < len(names)}
+    print(f"\nforged fills ({len(got)}):\n{table(got)}")
+    assert {n: v for n, v in got.items() if v not in NOT_A_PASS} == {}
+    honest = {s.task_id: s.verdict.value for s in run.samples if s.index == len(names)}
+    assert honest == dict.fromkeys(CASES, "passed")

@@ -55,6 +55,28 @@ def test_plain_values_round_trip_and_liars_do_not():
             plain.decode(bad)
 
 
+def test_fractions_and_decimals_cross_only_from_another_process():
+    from decimal import Decimal
+    from fractions import Fraction
+
+    class Half(Fraction):
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        __hash__ = Fraction.__hash__
+
+    for value in (Fraction(13, 21), Decimal("0.5625"), Decimal("-1E+5"), [Fraction(1, 2)]):
+        back = plain.decode(json.loads(json.dumps(plain.encode(value))))
+        assert back == value and repr(back) == repr(value)
+    assert type(plain.decode(plain.encode(Half(1, 2)))) is plain.Opaque
+    # in the judging process itself (ask=False) they are classes the code could have patched
+    assert type(plain.as_plain(Fraction(1, 2))) is plain.Opaque
+    assert not plain.is_plain(Decimal(1))
+    for bad in ({"q": [1, 0]}, {"q": [1.5, 2]}, {"m": "1e5"}, {"m": "x"}):
+        with pytest.raises(ValueError):
+            plain.decode(bad)
+
+
 # ---------------------------------------------------------------- checks by value
 
 SQUARE = CallCheck(prelude="", entry="sq", reference="def sq(n):\n    return n * n\n",

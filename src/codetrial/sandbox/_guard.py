@@ -107,7 +107,8 @@ def _trusted_codes() -> set:
             for item in [value, *(v for space in spaces for v in space.values())]:
                 while (code := _code_of(item)) is not None:
                     roots.append(code)
-                    item = item.__dict__.get("__wrapped__")  # under a decorator's wrapper
+                    # under a decorator's wrapper (a property has no __dict__)
+                    item = getattr(item, "__dict__", {}).get("__wrapped__")
     frame = sys._getframe()
     while frame is not None:
         roots.append(frame.f_code)

@@ -14,16 +14,20 @@ ways to call the model's function, for suites whose tests call one function with
   memory (it is not dumpable), and sends back plain values only. A subject killed by a signal
   takes this process down with the same signal, so the sandbox still tells a CPU-time or memory
   kill from an error.
+- `check_names`: the same split for a fill-in-the-middle case whose hole holds Python: the
+  filled code runs in the subject, the case's test here, on plain values of the names it reads.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
 import struct
 import sys
 import traceback
+import types
 
 import codetrial_plain as plain
 
@@ -197,30 +201,47 @@ def fork_subject(body, *args: object) -> tuple[int, int, int]:
     return pid, from_subject_r, to_subject_w
 
 
-def _serve_calls(out: int, inp: int, code: str, entry: str) -> None:
-    """In the subject: run the model's module, then answer calls of its `entry` function."""
+def _serve(out: int, inp: int, code: str) -> None:
+    """In the subject: run the model's module, then answer the judge about its names."""
     try:
-        function = load_module(code)[entry]
+        namespace = load_module(code)
     except BaseException as exc:
         traceback.print_exception(type(exc), exc, exc.__traceback__)
         send_frame(out, json.dumps(raised(exc)).encode())
         return
     send_frame(out, b'{"ready": true}')
     while (frame := recv_frame(inp)) is not None:
-        args, kwargs = plain.decode(json.loads(frame))
+        request = json.loads(frame)
         try:
-            reply = {"value": plain.encode(function(*args, **kwargs))}
+            reply = _answer(namespace, request["name"], request.get("call"))
         except BaseException as exc:
             traceback.print_exception(type(exc), exc, exc.__traceback__)
             reply = raised(exc)
         send_frame(out, json.dumps(reply).encode())
 
 
-class Subject:
-    """The model's module in its own process; `call` runs its function on plain arguments."""
+def _answer(namespace: dict, name: str, call: object) -> dict:
+    """A call's result, or what a name is: data (as a plain value), a function, a module."""
+    if name not in namespace:
+        return {"missing": True}
+    value = namespace[name]
+    if call is not None:
+        args, kwargs = plain.decode(call)
+        return {"value": plain.encode(value(*args, **kwargs))}
+    if type(value) is types.ModuleType:
+        return {"module": types.ModuleType.__getattribute__(value, "__name__")}
+    if callable(value):
+        return {"callable": True}
+    return {"value": plain.encode(value)}
 
-    def __init__(self, code: str, entry: str) -> None:
-        self.pid, self._in, self._out = fork_subject(_serve_calls, code, entry)
+
+class Subject:
+    """The model's module in its own process; the judge reads its names and calls its
+    functions, by value."""
+
+    def __init__(self, code: str, entry: str = "") -> None:
+        self.entry = entry
+        self.pid, self._in, self._out = fork_subject(_serve, code)
         self._ready = False
 
     def _receive(self) -> dict:
@@ -244,15 +265,28 @@ class Subject:
             self._receive()
             self._ready = True
 
-    def call(self, *args: object, **kwargs: object) -> object:
+    def ask(self, name: str, call: tuple | None = None) -> dict:
+        """What `name` is in the model's module, or (with `call`: args, kwargs) what calling it
+        returns; a name it lacks raises NameError."""
         self.ready()
-        request = json.dumps(plain.encode((args, kwargs))).encode()
+        request = {"name": name}
+        if call is not None:
+            request["call"] = plain.encode(call)
         try:
-            send_frame(self._out, request)
+            send_frame(self._out, json.dumps(request).encode())
         except BrokenPipeError:
             self._receive()  # says how the subject ended
             raise
         message = self._receive()
+        if message.get("missing") is True:
+            raise NameError(f"name {name!r} is not defined")
+        return message
+
+    def call(self, *args: object, **kwargs: object) -> object:
+        return self.call_named(self.entry, *args, **kwargs)
+
+    def call_named(self, name: str, /, *args: object, **kwargs: object) -> object:
+        message = self.ask(name, (args, kwargs))
         if "value" not in message:
             raise SubjectGone("the code under test answered out of turn")
         return message["value"]
@@ -294,6 +328,51 @@ def check_by_value(code: str, entry: str) -> None:
         namespace["check"](candidate)
     finally:
         subject.close()
+
+
+def check_names(code: str) -> None:
+    """A test (stdin: JSON {"test": ...}) of code whose hole the model filled with Python: the
+    test runs here, the code in a subject. Each name the test reads from the code is asked for:
+    data arrives as a plain value, a function as a stand-in that calls it by value, a module is
+    imported here. Builtins are always this process's own: the code cannot lend the test a
+    `len` or `repr` of its making."""
+    undumpable()
+    sys.path[:] = [p for p in sys.path if p not in ("", ".", os.getcwd())]
+    subject = Subject(code)
+    try:
+        test = json.loads(sys.stdin.read())["test"]
+        subject.ready()
+        namespace: dict = {"__name__": "__judge__"}
+        for name in free_names(test):
+            _bind(namespace, name, subject)
+        run_source(test, "<test>", namespace)
+    finally:
+        subject.close()
+
+
+def free_names(source: str) -> list[str]:
+    """The names a test reads that are not builtins (those it may also assign are included:
+    a test may read `result` before it rebinds it)."""
+    import ast
+    import builtins
+
+    found = {node.id for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Name)}
+    return sorted(n for n in found if not hasattr(builtins, n))
+
+
+def _bind(namespace: dict, name: str, subject: Subject) -> None:
+    try:
+        message = subject.ask(name)
+    except NameError:
+        return  # the test may define it itself; if not, it fails as it would have
+    if "value" in message:
+        namespace[name] = message["value"]
+    elif message.get("callable") is True:
+        namespace[name] = functools.partial(subject.call_named, name)
+    elif type(message.get("module")) is str:
+        import importlib
+
+        namespace[name] = importlib.import_module(message["module"])
 
 
 def run_source(source: str, filename: str, namespace: dict) -> None:

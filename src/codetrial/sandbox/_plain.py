@@ -1,18 +1,21 @@
 """Plain values: all that crosses from the code under test to the checks that judge it.
 
 Standalone (stdlib only): the harness imports it as `codetrial.sandbox._plain`, and every sandbox
-worker preloads it as `codetrial_plain`. A plain value is None, a bool, int, float, complex, str
-or bytes, or a list, tuple, set, frozenset or dict of plain values: exactly those types, never a
-subclass, so no object of the model's can lie about equality, length or truth. `encode` turns any
-value into JSON-able data (lowering what it can: a namedtuple is a tuple, an IntEnum an int, a
-numpy array what `.tolist()` gives; anything else becomes an Opaque); `decode` rebuilds the plain
-value and refuses anything it did not make.
+worker preloads it as `codetrial_plain`. A plain value is None, a bool, int, float, complex, str,
+bytes, Fraction or Decimal, or a list, tuple, set, frozenset or dict of plain values: exactly
+those types, never a subclass, so no object of the model's can lie about equality, length or
+truth. `encode` turns any value into JSON-able data (lowering what it can: a namedtuple is a
+tuple, an IntEnum an int, a numpy array what `.tolist()` gives; anything else becomes an Opaque);
+`decode` rebuilds the plain value and refuses anything it did not make.
 """
 
 from __future__ import annotations
 
 import base64
 import math
+import re
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 MAX_DEPTH = 100
@@ -69,12 +72,17 @@ def encode(value: Any, depth: int = 0, ask: bool = True) -> Any:
         return {"c": [encode(value.real), encode(value.imag)]}
     if kind is bytes:
         return {"b": base64.b64encode(value).decode()}
+    if kind is Fraction and ask:  # Python classes: code in this process may have patched them
+        return {"q": [encode(value.numerator), encode(value.denominator)]}
+    if kind is Decimal and ask:
+        return {"m": Decimal.__str__(value)}
     if kind is Opaque:
         return {"o": [value.type_name, value.text]}
     return encode(lower(value, ask), depth + 1, ask)
 
 
 _TAGS = {tuple: "t", set: "s", frozenset: "fs"}
+_DECIMAL = re.compile(r"-?(\d+(\.\d*)?(E[+-]?\d+)?|Infinity|s?NaN\d*)")
 _KINDS = {tag: kind for kind, tag in _TAGS.items()}
 
 
@@ -137,6 +145,12 @@ def _decode_tagged(tag: str, body: Any, depth: int) -> Any:
         return complex(float(decode(body[0])), float(decode(body[1])))
     if tag == "b" and type(body) is str:
         return base64.b64decode(body, validate=True)
+    if tag == "q" and type(body) is list and len(body) == 2:
+        numerator, denominator = decode(body[0]), decode(body[1])
+        if type(numerator) is int and type(denominator) is int and denominator > 0:
+            return Fraction(numerator, denominator)
+    if tag == "m" and type(body) is str and _DECIMAL.fullmatch(body):
+        return Decimal(body)
     if tag == "o" and type(body) is list and len(body) == 2:
         return Opaque(str(body[0])[:100], str(body[1])[:200])
     raise ValueError(f"not an encoded value: tag {tag!r}")
@@ -155,7 +169,8 @@ def exception_named(name: str, message: str) -> Exception:
 
 
 def is_plain(value: Any, depth: int = 0) -> bool:
-    """Only plain types, all the way down (no method of the value is called)."""
+    """Only builtin plain types, all the way down (no method of the value is called). Fraction
+    and Decimal are left out: code running in this process could have patched them."""
     kind = type(value)
     if kind in _SCALARS or kind in (int, float, complex, bytes):
         return True

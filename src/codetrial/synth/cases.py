@@ -58,12 +58,22 @@ def fill_hole(context: str, fill: str) -> str:
     the string and run Python of its own.
     """
     prefix, suffix = context.split(HOLE)
-    quote = _OPEN_QUOTE.search(prefix)
-    if quote is None or not suffix.startswith(quote.group(2)):
+    quote = _literal_around(prefix, suffix)
+    if quote is None:
         return prefix + fill + suffix
     raw, mark = quote.groups()
     value = fill if raw else _unescaped(fill, mark)
     return prefix[: quote.start()] + repr(value) + suffix[len(mark):]
+
+
+def holds_data(context: str) -> bool:
+    """True when the hole is the whole body of a string literal: its fill is data, not code."""
+    return _literal_around(*context.split(HOLE)) is not None
+
+
+def _literal_around(prefix: str, suffix: str) -> re.Match[str] | None:
+    quote = _OPEN_QUOTE.search(prefix)
+    return quote if quote is not None and suffix.startswith(quote.group(2)) else None
 
 
 def _unescaped(fill: str, mark: str) -> str:

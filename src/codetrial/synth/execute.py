@@ -9,9 +9,11 @@ A batch that dies itself (timeout, crash) is split in halves until the culprit r
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from codetrial.sandbox.judged import judged_program
 from codetrial.sandbox.types import Limits, Outcome, Program
 from codetrial.synth.engines import Engine
 
@@ -55,6 +57,19 @@ async def run_case_program(sandbox: Sandbox, engine: Engine, code: str,
     """A program on an engine: its hidden preamble first, then the code, with its limits."""
     program = Program(code=engine.preamble + code, env=engine.env())
     return await sandbox.run(program, limits or engine.limits)
+
+
+async def run_with_test(sandbox: Sandbox, engine: Engine, code: str, test: str, *,
+                        fill_is_data: bool) -> Outcome:
+    """Filled code, then the case's test. A fill that is data (a string literal's body) runs no
+    code of its own: code and test are one program. A fill of Python could lie to the test
+    (an object equal to anything, a patched repr): the test then runs apart from it, on plain
+    values (codetrial_judge.check_names)."""
+    if fill_is_data:
+        return await run_case_program(sandbox, engine, f"{code}\n{test}")
+    program = Program(code=judged_program("check_names", engine.preamble + code),
+                      env=engine.env(), stdin=json.dumps({"test": test}))
+    return await sandbox.run(program, engine.limits)
 
 
 async def run_probes(sandbox: Sandbox, engine: Engine, probes: list[str]) -> list[ProbeResult]:

@@ -15,8 +15,8 @@ from codetrial.core import InfraError
 from codetrial.models import Model, Reply, Request
 from codetrial.protocols.infill import extract_fill, fill_messages
 from codetrial.suites.grading import failure_text
-from codetrial.synth.cases import HOLE
-from codetrial.synth.execute import run_case_program
+from codetrial.synth.cases import HOLE, fill_hole, holds_data
+from codetrial.synth.execute import run_with_test
 from codetrial.synth.seeds import Seed
 from codetrial.synth.state import State
 
@@ -50,8 +50,9 @@ async def validate(state: State, sandbox: Sandbox, model: Model, source: Source,
     reply = await model.generate(request)
     prefix, suffix = seed.draft.context(instruction).split(HOLE)
     fill = extract_fill(reply.text, prefix, suffix)
-    program = seed.draft.program(fill, instruction) + "\n" + seed.draft.test(expected)
-    outcome = await run_case_program(sandbox, source.runtime, program)
+    context = seed.draft.context(instruction)
+    outcome = await run_with_test(sandbox, source.runtime, fill_hole(context, fill),
+                                  seed.draft.test(expected), fill_is_data=holds_data(context))
     if outcome.status == "sandbox_error":  # the harness's fault: nothing recorded, resumable
         raise InfraError(f"sandbox failed validating {seed.id}: {outcome.detail}")
     passed = outcome.status == "ok"
