@@ -92,6 +92,16 @@ CASES: dict[str, tuple[Setup, list[str]]] = {
         exercism(lambda ex: config({"solution": [_outside(ex)], "test": ["two_fer_test.py"],
                                     "example": [".meta/example.py"]})(ex)),
         ["config.json", "files.solution"]),
+    "a protocol the suite cannot use": (
+        args("run", "humaneval", "--model", "reference", "--protocol", "fim"), ["fim", "holes"]),
+    "an unknown edit format": (
+        args("run", "humaneval-edit", "--model", "reference", "--edit-format", "patch"),
+        ["edit format", "'patch'"]),
+    "zero tries": (args("run", "humaneval-edit", "--model", "reference", "-o", "tries=0"),
+                   ["--tries"]),
+    "an unknown FIM format": (
+        lambda root: [*yaml_case(GOOD_CASE)(root), "--fim-format", "starcoder3"],
+        ["fim_format", "'starcoder3'"]),
     "exercism config that is a directory": (
         exercism(lambda ex: ((ex / ".meta" / "config.json").unlink(),
                              (ex / ".meta" / "config.json").mkdir())), ["config.json"]),

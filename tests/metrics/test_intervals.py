@@ -17,6 +17,17 @@ def test_wilson_edges_stay_in_unit_interval():
     assert wilson(5, 5).high == 1.0 and wilson(5, 5).low < 0.7
 
 
+def test_a_rate_over_nothing_is_undefined_and_json_safe():
+    import json
+
+    from codetrial.report.terminal import format_estimate
+
+    data = wilson(0, 0).as_dict()
+    assert data["value"] is None and json.loads(json.dumps(data)) == data
+    assert format_estimate(data) == "undefined (nothing graded)"
+    assert format_estimate(wilson(1, 2).as_dict()).startswith("50.0%")
+
+
 def test_bootstrap_brackets_the_mean():
     values = [0.0, 1.0] * 50
     e = bootstrap_mean(values)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from math import sqrt
+from math import isnan, sqrt
 from statistics import NormalDist, mean, stdev
 
 Z95 = NormalDist().inv_cdf(0.975)
@@ -17,8 +17,10 @@ class Estimate:
     low: float
     high: float
 
-    def as_dict(self) -> dict[str, float]:
-        return {"value": self.value, "low": self.low, "high": self.high}
+    def as_dict(self) -> dict[str, float | None]:
+        """JSON-safe: an undefined rate (nothing to count) has value None, not NaN."""
+        value = None if isnan(self.value) else self.value
+        return {"value": value, "low": self.low, "high": self.high}
 
     def __str__(self) -> str:
         return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"

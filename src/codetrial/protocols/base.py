@@ -45,6 +45,10 @@ class SampleContext:
 class Protocol(ABC):
     name: str
 
+    def check(self, suite: Suite, options: dict[str, Any], model_name: str) -> None:  # noqa: B027
+        """Raise UsageError when this protocol cannot run `suite` with these options: called
+        before a run is stored, so a bad option is one clear line, not a run of infra errors."""
+
     @abstractmethod
     async def run(self, task: Task, ctx: SampleContext) -> Sample:
         """Produce one sample: ask the model, grade what it wrote, maybe try again."""

@@ -11,11 +11,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from codetrial.core import Attempt, Sample, Task, Verdict
+from codetrial.core import Attempt, Sample, Task, UsageError, Verdict
 from codetrial.editformats import EditFormat, MalformedReply, find_lazy_comments, get_format
 from codetrial.editformats import reflection_message as apply_error_message
 from codetrial.models.base import Reply
 from codetrial.protocols.base import Protocol, SampleContext, ask, attempt_from_reply, protocol
+from codetrial.suites.base import Suite
 from codetrial.suites.editing import EditSuite, clean_test_output
 
 MAX_REFLECTIONS = 3
@@ -59,10 +60,18 @@ class Conversation:
 class EditProtocol(Protocol):
     name = "edit"
 
+    def check(self, suite: Suite, options: dict[str, Any], model_name: str) -> None:
+        if not isinstance(suite, EditSuite):
+            raise UsageError(f"suite {suite.name!r} has no stub files to edit: the edit protocol "
+                             "needs an editing suite (exercism, humaneval-edit)")
+        get_format(str(options.get("edit_format", "whole")))
+        tries = options.get("tries", 2)
+        if not str(tries).isdigit() or int(tries) < 1:
+            raise UsageError(f"--tries {tries}: give a whole number, 1 or more")
+
     async def run(self, task: Task, ctx: SampleContext) -> Sample:
         suite = ctx.suite
-        if not isinstance(suite, EditSuite):
-            raise TypeError(f"suite {suite.name} has no stub files to edit")
+        assert isinstance(suite, EditSuite)  # check() said so before the run started
         fmt = get_format(str(ctx.options.get("edit_format", "whole")))
         tries = int(ctx.options.get("tries", 2))
         conv = Conversation(fmt, suite.edit_files(task))

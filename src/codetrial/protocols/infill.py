@@ -14,7 +14,7 @@ from the model name) and `header`, a line put before the code (the Spark study f
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codetrial.core import Sample, Task, UsageError
 from codetrial.models.base import Reply, Request
@@ -29,6 +29,9 @@ from codetrial.protocols.base import (
 from codetrial.protocols.extract import fenced_blocks, truncate_at_stops
 from codetrial.protocols.fim_formats import fim_format
 
+if TYPE_CHECKING:
+    from codetrial.suites.base import Suite
+
 HOLE = "<here>"
 HOOKS = ("infill_parts", "reference_infill", "program_from_infill")
 FILL_REQUEST = (
@@ -38,10 +41,10 @@ FILL_REQUEST = (
 )
 
 
-def infill_suite(ctx: SampleContext) -> Any:
-    suite = ctx.suite
+def infill_suite(suite: Suite) -> Any:
     if not all(hasattr(suite, hook) for hook in HOOKS):
-        raise UsageError(f"suite {suite.name!r} does not support infill")
+        raise UsageError(f"suite {suite.name!r} has no holes to fill: the fim and fill-chat "
+                         "protocols need a suite of infill cases (yaml)")
     return suite
 
 
@@ -78,7 +81,7 @@ def extract_fill(reply: str, prefix: str, suffix: str) -> str:
 
 async def run_infill(task: Task, ctx: SampleContext, request: Request, fill_of: Any) -> Sample:
     """Ask, read the fill out of the reply with `fill_of`, grade the filled program."""
-    suite = infill_suite(ctx)
+    suite = infill_suite(ctx.suite)
     reply, failed = await ask(ctx, request)
     if failed:
         return Sample(task.id, ctx.index, [failed])
@@ -92,7 +95,7 @@ async def run_infill(task: Task, ctx: SampleContext, request: Request, fill_of: 
 
 def hole_of(task: Task, ctx: SampleContext) -> tuple[Any, str, str]:
     """The suite, the code before the hole (after the optional header line) and after it."""
-    suite = infill_suite(ctx)
+    suite = infill_suite(ctx.suite)
     prefix, suffix = suite.infill_parts(task)
     return suite, with_header(prefix, ctx.options.get("header")), suffix
 
@@ -100,6 +103,10 @@ def hole_of(task: Task, ctx: SampleContext) -> tuple[Any, str, str]:
 @protocol("fim")
 class FimProtocol(Protocol):
     name = "fim"
+
+    def check(self, suite: Suite, options: dict[str, Any], model_name: str) -> None:
+        infill_suite(suite)
+        fim_format(options.get("fim_format"), model_name)
 
     async def run(self, task: Task, ctx: SampleContext) -> Sample:
         suite, prefix, suffix = hole_of(task, ctx)
@@ -115,6 +122,9 @@ class FimProtocol(Protocol):
 @protocol("fill-chat")
 class FillChatProtocol(Protocol):
     name = "fill-chat"
+
+    def check(self, suite: Suite, options: dict[str, Any], model_name: str) -> None:
+        infill_suite(suite)
 
     async def run(self, task: Task, ctx: SampleContext) -> Sample:
         suite, prefix, suffix = hole_of(task, ctx)

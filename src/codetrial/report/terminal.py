@@ -18,6 +18,8 @@ def _plain(value: Any) -> str:
     if isinstance(value, list):
         return ", ".join(_plain(v) for v in value)
     if isinstance(value, dict) and {"value", "low", "high"} <= value.keys():
+        if value["value"] is None:
+            return "undefined"
         return f"{value['value']:.3f} [{value['low']:.3f}, {value['high']:.3f}]"
     return str(value)
 
@@ -26,6 +28,8 @@ def format_estimate(estimate: dict[str, float] | None) -> str:
     """A rate with its 95% interval, as every report shows it."""
     if not estimate:
         return "undefined (n < k)"
+    if estimate["value"] is None:
+        return "undefined (nothing graded)"
     return f"{estimate['value']:.1%}  [{estimate['low']:.1%}, {estimate['high']:.1%}]"
 
 

@@ -36,6 +36,7 @@ async def prepare(config: RunConfig, cache_path: Path | None) -> Plan:
     suite = create_suite(config.suite, config.suite_options)
     tasks = select_tasks(suite.load_tasks(), config.task_ids, config.limit)
     protocol = PROTOCOLS.get(config.protocol or suite.default_protocol)()
+    protocol.check(suite, config.suite_options, config.model)
     options = ModelOptions(base_url=config.base_url, api_key_env=config.api_key_env,
                            context_window=config.context_window, max_retries=0,
                            timeout_seconds=config.request_timeout)
