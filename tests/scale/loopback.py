@@ -1,12 +1,16 @@
 """A JSON HTTP server on 127.0.0.1 in a background thread: real sockets for testing API clients.
 
-Each test gives it a route, `(method, path, body) -> (status, headers, payload)`; the server
-counts the requests it is handling at once, so a test can check what a client let through.
+Each test gives it a route, `(method, path, body) -> (status, headers, payload)`; the payload is
+sent as JSON, or as is when it is bytes (a truncated body), or the connection is reset when it is
+RESET. The server counts the requests it is handling at once, so a test can check what a client
+let through.
 """
 
 from __future__ import annotations
 
 import json
+import socket
+import struct
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -14,11 +18,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 Route = Callable[[str, str, dict[str, Any]], tuple[int, dict[str, str], Any]]
+RESET = object()  # a payload: close the connection with a TCP reset, before any byte of a reply
 
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256  # the default 5 makes a burst of connections wait for SYN retries
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that gave up on a slow reply: expected in these tests
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -39,7 +47,13 @@ class _Handler(BaseHTTPRequestHandler):
         loopback: LoopbackServer = self.server.loopback  # type: ignore[attr-defined]
         with loopback.counting():
             status, headers, payload = loopback.route(method, self.path, body)
-        data = json.dumps(payload).encode()
+        if payload is RESET:
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                       struct.pack("ii", 1, 0))
+            self.close_connection = True
+            self.connection.close()
+            return
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         self.send_response(status)
         for name, value in {"Content-Type": "application/json", **headers}.items():
             self.send_header(name, value)

@@ -25,8 +25,7 @@ class OpenAIRoutes:
     def __call__(self, method: str, path: str, body: dict[str, Any]
                  ) -> tuple[int, dict[str, str], Any]:
         if path.endswith("/models"):
-            return 200, {}, {"object": "list", "data": [
-                {"id": "fake", "object": "model", "created": 0, "owned_by": "tests"}]}
+            return 200, {}, MODELS
         with self._lock:
             self.requests += 1
             refuse = self.requests in self.throttle
@@ -37,17 +36,21 @@ class OpenAIRoutes:
         time.sleep(self.latency)
         with self._lock:
             self.answered += 1
-        return 200, {}, self._completion(path, body)
+        return 200, {}, completion(path, body, self.answer(body))
 
-    def _completion(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        text = self.answer(body)
-        if path.endswith("/chat/completions"):
-            choice = {"index": 0, "finish_reason": "stop",
-                      "message": {"role": "assistant", "content": text}}
-            kind = "chat.completion"
-        else:
-            choice = {"index": 0, "finish_reason": "stop", "text": text, "logprobs": None}
-            kind = "text_completion"
-        return {"id": "cmpl-test", "object": kind, "created": 0, "model": body.get("model"),
-                "choices": [choice], "usage": USAGE}
 
+MODELS = {"object": "list", "data": [
+    {"id": "fake", "object": "model", "created": 0, "owned_by": "tests"}]}
+
+
+def completion(path: str, body: dict[str, Any], text: str) -> dict[str, Any]:
+    """What /v1/chat/completions or /v1/completions answers with `text`."""
+    if path.endswith("/chat/completions"):
+        choice = {"index": 0, "finish_reason": "stop",
+                  "message": {"role": "assistant", "content": text}}
+        kind = "chat.completion"
+    else:
+        choice = {"index": 0, "finish_reason": "stop", "text": text, "logprobs": None}
+        kind = "text_completion"
+    return {"id": "cmpl-test", "object": kind, "created": 0, "model": body.get("model"),
+            "choices": [choice], "usage": USAGE}
