@@ -135,11 +135,11 @@ def protocol_for_mode(mode: str | None) -> str | None:
 async def run_async(store: Store, config: RunConfig, resume: str | None) -> str:
     """One event loop for the whole run: API clients are bound to the loop that made them."""
     plan = await prepare(config, home() / "cache.sqlite" if config.cache else None)
-    run_id = resume or start_run(store, plan)
-    work = pending(store, run_id, plan)
-    err.print(f"run {run_id}: {config.suite} x {plan.model.name}, "
-              f"{len(plan.tasks)} tasks x {config.samples} samples, {len(work)} to do")
     try:
+        run_id = resume or start_run(store, plan)
+        work = pending(store, run_id, plan)
+        err.print(f"run {run_id}: {config.suite} x {plan.model.name}, "
+                  f"{len(plan.tasks)} tasks x {config.samples} samples, {len(work)} to do")
         with progress_bar(len(work), plan.limiter) as on_sample:
             await execute(store, run_id, plan, work, on_sample)
     finally:

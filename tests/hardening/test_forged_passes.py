@@ -83,7 +83,8 @@ CASES = {
                "assert result == 4.0, result\nassert math.isclose(result, 4.0)\n"),
     "mean": ("import statistics\nfrom fractions import Fraction\n\n"
              "data = [Fraction(1, 2), Fraction(3, 4)]\nresult = <here>\n",
-             "statistics.mean(data)", "got = repr(result)\nassert got == 'Fraction(5, 8)', got\n"),
+             "statistics.mean(data)", "got = repr(result)\nassert got == 'Fraction(5, 8)', got\n"
+             "assert isinstance(result, Fraction) and result == Fraction(5, 8)\n"),
     "palindrome": ("def is_palindrome(text):\n    return <here>\n",
                    "text.lower() == text.lower()[::-1]",
                    "assert is_palindrome('Level')\nassert not is_palindrome('duck')\n"

@@ -74,8 +74,15 @@ def test_unreachable_endpoint_is_a_usage_error():
     from tests.conftest import free_port
 
     model = create_model("openai:x", ModelOptions(base_url=f"http://127.0.0.1:{free_port()}/v1"))
+
+    async def check_then_close() -> None:
+        try:
+            await model.check()
+        finally:
+            await model.aclose()
+
     with pytest.raises(UsageError, match="unreachable"):
-        asyncio.run(model.check())
+        asyncio.run(check_then_close())
 
 
 def test_provider_faults_become_infra_errors():
@@ -84,5 +91,12 @@ def test_provider_faults_become_infra_errors():
     options = ModelOptions(base_url=f"http://127.0.0.1:{free_port()}/v1", max_retries=0,
                            timeout_seconds=2)
     model = create_model("openai:x", options)
+
+    async def generate_then_close() -> None:
+        try:
+            await model.generate(chat_request())
+        finally:
+            await model.aclose()
+
     with pytest.raises(InfraError):
-        asyncio.run(model.generate(chat_request()))
+        asyncio.run(generate_then_close())

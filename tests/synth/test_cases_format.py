@@ -97,3 +97,15 @@ def test_a_fill_in_a_string_hole_cannot_break_out_and_run_python():
     namespace: dict = {}
     exec(fill_hole('q = r"""<here>"""\n', breakout), namespace)
     assert namespace["q"] == breakout
+
+
+def test_the_imports_of_a_context_are_read_without_its_hole():
+    from codetrial.synth.cases import context_imports
+
+    context = ("import math, os.path\nimport xml.etree.ElementTree as ET\n"
+               "from collections import Counter as C\nfrom . import local\n"
+               "def f():\n    import json\n    return <here>\n")
+    assert context_imports(context) == {
+        "math": ("math", None), "os": ("os.path", None), "ET": ("xml.etree", "ElementTree"),
+        "C": ("collections", "Counter")}
+    assert context_imports("result = <here> +\n") == {}  # not Python: nothing to import

@@ -76,3 +76,16 @@ def test_duckdb_filter_figures(duckdb_filtered):
                     "mismatch": 0, "duplicate": 106},
         "kept_examples": 402, "kept_functions": 364,
     }
+
+
+def test_a_python_result_that_is_not_plain_data_is_a_mismatch(cli, tmp_path):
+    """The test of a Python hole sees plain values only: a Counter is a dict there, a namedtuple
+    a tuple, so examples documented by such a repr cannot become fair cases."""
+    import sqlite3
+
+    out = tmp_path / "collections"
+    result = cli("synth", "python:collections", "--out", str(out), "--json")
+    assert result.code == 0, result.stderr
+    rows = sqlite3.connect(out / "synth.sqlite").execute(
+        "SELECT id FROM seeds WHERE reason = 'mismatch'").fetchall()
+    assert {"Counter-9", "namedtuple-6", "namedtuple-7"} <= {r[0] for r in rows}

@@ -71,7 +71,8 @@ class EditProtocol(Protocol):
 
     async def run(self, task: Task, ctx: SampleContext) -> Sample:
         suite = ctx.suite
-        assert isinstance(suite, EditSuite)  # check() said so before the run started
+        if not isinstance(suite, EditSuite):  # check() says so before a run starts
+            raise TypeError(f"suite {suite.name} has no stub files to edit")
         fmt = get_format(str(ctx.options.get("edit_format", "whole")))
         tries = int(ctx.options.get("tries", 2))
         conv = Conversation(fmt, suite.edit_files(task))

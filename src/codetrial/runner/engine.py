@@ -40,18 +40,18 @@ async def prepare(config: RunConfig, cache_path: Path | None) -> Plan:
     options = ModelOptions(base_url=config.base_url, api_key_env=config.api_key_env,
                            context_window=config.context_window, max_retries=0,
                            timeout_seconds=config.request_timeout)
-    model = create_model(config.model, options)
+    backend = create_model(config.model, options)
     try:
-        await model.check()
+        await backend.check()
+        model, limiter = backend, None
+        if model.rate_limited:  # the limiter retries, not the SDK (max_retries=0)
+            limiter = AdaptiveLimiter(config.concurrency, config.max_concurrency)
+            model = RateLimitedModel(model, limiter)
+        if config.cache and cache_path is not None and model.name != "reference":
+            model = CachedModel(model, ResponseCache(cache_path))
     except BaseException:
-        await model.aclose()  # its HTTP client, before the loop that owns it ends
+        await backend.aclose()  # its HTTP client, before the loop that owns it ends
         raise
-    limiter = None
-    if model.rate_limited:  # the limiter retries, not the SDK (max_retries=0)
-        limiter = AdaptiveLimiter(config.concurrency, config.max_concurrency)
-        model = RateLimitedModel(model, limiter)
-    if config.cache and cache_path is not None and model.name != "reference":
-        model = CachedModel(model, ResponseCache(cache_path))
     return Plan(config, suite, tasks, model, protocol, limiter)
 
 

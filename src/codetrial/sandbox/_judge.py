@@ -1,8 +1,8 @@
 """Calling the code under test by value, from a program that runs inside the sandbox.
 
 Standalone (stdlib and `codetrial_plain` only): every sandbox worker preloads it as
-`codetrial_judge`, so a program uses it with one import and neither ships nor compiles it. Two
-ways to call the model's function, for suites whose tests call one function with data:
+`codetrial_judge`, so a program uses it with one import and neither ships nor compiles it. Three
+ways to judge the model's code by value:
 
 - `answer_calls`: run the model's module, call its function once per recorded argument list
   (from stdin), and hand back the results as plain values. The checks then run in the harness on
@@ -38,8 +38,6 @@ _MAX_FRAME = 64 << 20
 def load_module(code: str, filename: str = "<solution>") -> dict:
     """Run the model's code as the __main__ module (as `python file.py` would) and return its
     namespace; the worker's directory is importable, as for any program."""
-    import types
-
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     module = types.ModuleType("__main__")
@@ -221,15 +219,13 @@ def _serve(out: int, inp: int, code: str) -> None:
 
 
 def _answer(namespace: dict, name: str, call: object) -> dict:
-    """A call's result, or what a name is: data (as a plain value), a function, a module."""
+    """A call's result, or what a name is: a function, or data (as a plain value)."""
     if name not in namespace:
         return {"missing": True}
     value = namespace[name]
     if call is not None:
         args, kwargs = plain.decode(call)
         return {"value": plain.encode(value(*args, **kwargs))}
-    if type(value) is types.ModuleType:
-        return {"module": types.ModuleType.__getattribute__(value, "__name__")}
     if callable(value):
         return {"callable": True}
     return {"value": plain.encode(value)}
@@ -331,21 +327,29 @@ def check_by_value(code: str, entry: str) -> None:
 
 
 def check_names(code: str) -> None:
-    """A test (stdin: JSON {"test": ...}) of code whose hole the model filled with Python: the
-    test runs here, the code in a subject. Each name the test reads from the code is asked for:
-    data arrives as a plain value, a function as a stand-in that calls it by value, a module is
-    imported here. Builtins are always this process's own: the code cannot lend the test a
-    `len` or `repr` of its making."""
+    """A test of code whose hole the model filled with Python: the test runs here, the code in a
+    subject. Stdin (JSON) holds the test and the case's own imports ({name: [module, attribute
+    or null]}, read from the context before it was filled): those names are imported here. Any
+    other name the test reads is asked for: data arrives as a plain value, a function as a
+    stand-in that calls it by value. Builtins are always this process's own: the code cannot
+    lend the test a `len` or a `repr`, nor name a module for it to import."""
     undumpable()
     sys.path[:] = [p for p in sys.path if p not in ("", ".", os.getcwd())]
     subject = Subject(code)
     try:
-        test = json.loads(sys.stdin.read())["test"]
+        spec = json.loads(sys.stdin.read())
+        import random
+
+        random.seed(plain.RANDOM_SEED)
         subject.ready()
         namespace: dict = {"__name__": "__judge__"}
-        for name in free_names(test):
-            _bind(namespace, name, subject)
-        run_source(test, "<test>", namespace)
+        imports = spec.get("imports") or {}
+        for name in free_names(spec["test"]):
+            if name in imports:
+                namespace[name] = imported(*imports[name])
+            else:
+                _bind(namespace, name, subject)
+        run_source(spec["test"], "<test>", namespace)
     finally:
         subject.close()
 
@@ -360,7 +364,22 @@ def free_names(source: str) -> list[str]:
     return sorted(n for n in found if not hasattr(builtins, n))
 
 
+def imported(module: str, attribute: str | None) -> object:
+    """What `import module` or `from module import attribute` binds."""
+    import importlib
+
+    if attribute is None:  # `import a.b` loads a.b and binds a
+        importlib.import_module(module)
+        return importlib.import_module(module.split(".")[0])
+    found = importlib.import_module(module)
+    try:
+        return getattr(found, attribute)
+    except AttributeError:
+        return importlib.import_module(f"{module}.{attribute}")
+
+
 def _bind(namespace: dict, name: str, subject: Subject) -> None:
+    """Read once, before the test runs: a test sees the values the code left, not later ones."""
     try:
         message = subject.ask(name)
     except NameError:
@@ -369,10 +388,6 @@ def _bind(namespace: dict, name: str, subject: Subject) -> None:
         namespace[name] = message["value"]
     elif message.get("callable") is True:
         namespace[name] = functools.partial(subject.call_named, name)
-    elif type(message.get("module")) is str:
-        import importlib
-
-        namespace[name] = importlib.import_module(message["module"])
 
 
 def run_source(source: str, filename: str, namespace: dict) -> None:

@@ -6,9 +6,10 @@ the completed code and then the case's test run in the sandbox on the engine the
 
 A hole that is a string literal's body (SQL) takes the fill as data, and the test runs in the
 same program. A hole for Python runs the filled code apart from the test, which sees the names it
-reads as plain values (numbers, strings, containers, Fraction, Decimal), calls the code's
-functions by value and imports its modules itself: a fill cannot lie to the test, and a test of a
-Python hole compares data, not other objects.
+reads as plain values (numbers, strings, containers, Fraction, Decimal; read once, before it
+runs), calls the code's functions by value and imports what the context imports itself: a fill
+cannot lie to the test, and a test of a Python hole compares data, not other objects (a DuckDB
+connection, say, does not cross).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from codetrial.core import Sample, Task, TestResult, UsageError
 from codetrial.sandbox import Sandbox
 from codetrial.suites.base import Grade, Suite, suite
 from codetrial.suites.grading import failure_text, verdict_of
-from codetrial.synth.cases import Case, case_files, holds_data, load_case
+from codetrial.synth.cases import Case, case_files, load_case
 from codetrial.synth.engines import ENGINES
 from codetrial.synth.execute import run_with_test
 
@@ -70,7 +71,7 @@ class YamlCases(Suite):
     async def grade(self, task: Task, code: str, sandbox: Sandbox) -> Grade:
         case = _case(task)
         outcome = await run_with_test(sandbox, ENGINES[case.engine], code, case.test,
-                                      fill_is_data=holds_data(case.context))
+                                      context=case.context)
         verdict = verdict_of(outcome)
         message = "" if outcome.status == "ok" else failure_text(outcome)
         return Grade(verdict, [TestResult("test", verdict, message)], message,

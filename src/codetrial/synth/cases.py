@@ -2,7 +2,8 @@
 
 One file per case with `name` (the function under test), `context` (code with one `<here>`
 hole and the instruction as a comment), `canonical_solution` (what fills the hole), `test`
-(run after the completed context) and `meta` (at least `engine`: python, duckdb or spark).
+(run after the completed context; apart from it when the hole holds Python, see
+synth/execute.py) and `meta` (at least `engine`: python, duckdb or spark).
 """
 
 from __future__ import annotations
@@ -64,6 +65,30 @@ def fill_hole(context: str, fill: str) -> str:
     raw, mark = quote.groups()
     value = fill if raw else _unescaped(fill, mark)
     return prefix[: quote.start()] + repr(value) + suffix[len(mark):]
+
+
+def context_imports(context: str) -> dict[str, tuple[str, str | None]]:
+    """The names the context binds by a top-level import: name -> (module, attribute), where an
+    attribute of None means `import module` (which binds the top package). The judge of a Python
+    hole imports these itself (codetrial_judge.check_names)."""
+    try:
+        tree = ast.parse(context.replace(HOLE, "..."))
+    except SyntaxError:
+        return {}
+    found: dict[str, tuple[str, str | None]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname is None:
+                    found[alias.name.split(".")[0]] = (alias.name, None)
+                else:  # `import a.b as c` binds what `from a import b` does
+                    parent, _, last = alias.name.rpartition(".")
+                    found[alias.asname] = (parent, last) if parent else (alias.name, None)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                if alias.name != "*":
+                    found[alias.asname or alias.name] = (node.module, alias.name)
+    return found
 
 
 def holds_data(context: str) -> bool:

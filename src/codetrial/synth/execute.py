@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from codetrial.sandbox.judged import judged_program
 from codetrial.sandbox.types import Limits, Outcome, Program
+from codetrial.synth.cases import context_imports, holds_data
 from codetrial.synth.engines import Engine
 
 if TYPE_CHECKING:
@@ -60,15 +61,17 @@ async def run_case_program(sandbox: Sandbox, engine: Engine, code: str,
 
 
 async def run_with_test(sandbox: Sandbox, engine: Engine, code: str, test: str, *,
-                        fill_is_data: bool) -> Outcome:
-    """Filled code, then the case's test. A fill that is data (a string literal's body) runs no
-    code of its own: code and test are one program. A fill of Python could lie to the test
-    (an object equal to anything, a patched repr): the test then runs apart from it, on plain
-    values (codetrial_judge.check_names)."""
-    if fill_is_data:
+                        context: str) -> Outcome:
+    """Filled code (`context` with its hole filled), then the case's test. A fill that is data
+    (a string literal's body) runs no code of its own: code and test are one program. A fill of
+    Python could lie to the test (an object equal to anything, a patched repr): the test then
+    runs apart from it, on plain values (codetrial_judge.check_names), with the modules the
+    context imports imported by the judge."""
+    if holds_data(context):
         return await run_case_program(sandbox, engine, f"{code}\n{test}")
+    spec = {"test": test, "imports": context_imports(context)}
     program = Program(code=judged_program("check_names", engine.preamble + code),
-                      env=engine.env(), stdin=json.dumps({"test": test}))
+                      env=engine.env(), stdin=json.dumps(spec))
     return await sandbox.run(program, engine.limits)
 
 

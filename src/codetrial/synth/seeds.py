@@ -9,13 +9,20 @@ passed the filter passes its test by construction.
 
 from __future__ import annotations
 
+import ast
+import builtins
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from codetrial.synth.cases import Case, fill_hole
+from codetrial.synth.cases import Case, fill_hole, holds_data
 
 INSTRUCTION_SLOT = "# <instruction>"
+PLAIN_VIEW = """
+import codetrial_plain as _plain
+for _name in {names!r}:
+    globals()[_name] = _plain.decode(_plain.encode(globals()[_name]))
+"""
 
 
 @dataclass(frozen=True)
@@ -35,8 +42,13 @@ class Draft:
         return fill_hole(self.context(instruction), fill)
 
     def probe(self) -> str:
-        """The canonical program, reporting its output to the harness."""
-        return f"{self.program(self.canonical)}\n__results__ = {self.capture}\n"
+        """The canonical program, reporting its output to the harness. The test of a Python hole
+        sees the code's values as plain values (codetrial_judge.check_names), so the probe
+        captures those too: a value that is not plain data shows as a mismatch with the docs."""
+        program = self.program(self.canonical)
+        if not holds_data(self.hole_line):
+            program += PLAIN_VIEW.format(names=captured_names(self.capture))
+        return f"{program}\n__results__ = {self.capture}\n"
 
     def test(self, expected: Any) -> str:
         return f"got = {self.capture}\nassert got == {expected!r}, got\n"
@@ -66,6 +78,13 @@ class Seed:
     def case(self, instruction: str, expected: Any, meta: dict[str, Any]) -> Case:
         return Case(self.function, self.draft.context(instruction), self.draft.canonical,
                     self.draft.test(expected), {"engine": self.draft.engine, **meta})
+
+
+def captured_names(capture: str) -> list[str]:
+    """The names a capture expression reads, builtins left out."""
+    tree = ast.parse(capture, mode="eval")
+    found = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    return sorted(n for n in found if not hasattr(builtins, n))
 
 
 def comment_lines(text: str) -> str:

@@ -15,7 +15,7 @@ from codetrial.core import InfraError
 from codetrial.models import Model, Reply, Request
 from codetrial.protocols.infill import extract_fill, fill_messages
 from codetrial.suites.grading import failure_text
-from codetrial.synth.cases import HOLE, fill_hole, holds_data
+from codetrial.synth.cases import HOLE, fill_hole
 from codetrial.synth.execute import run_with_test
 from codetrial.synth.seeds import Seed
 from codetrial.synth.state import State
@@ -52,7 +52,7 @@ async def validate(state: State, sandbox: Sandbox, model: Model, source: Source,
     fill = extract_fill(reply.text, prefix, suffix)
     context = seed.draft.context(instruction)
     outcome = await run_with_test(sandbox, source.runtime, fill_hole(context, fill),
-                                  seed.draft.test(expected), fill_is_data=holds_data(context))
+                                  seed.draft.test(expected), context=context)
     if outcome.status == "sandbox_error":  # the harness's fault: nothing recorded, resumable
         raise InfraError(f"sandbox failed validating {seed.id}: {outcome.detail}")
     passed = outcome.status == "ok"
