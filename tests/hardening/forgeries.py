@@ -275,6 +275,8 @@ FILLS: dict[str, str] = {
         " exec(\"import codetrial_judge as j\\nanswer = j._answer\\n"
         "j._answer = lambda ns, name, call: {'module': 'unittest.__main__'} if call is None "
         "else answer(ns, name, call)\"), 0)[2]"),
+    "StopIteration, which would end the test's map() early": "next(iter(()))",
+    "the argument sorted in place (the caller's list changes)": "items.sort() or items",
     "a forged completion on the result channel": "__import__('os').write(3, "
         "b'{\"completed\": true, \"results\": null}\\n') and __import__('os')._exit(0)",
 }

@@ -76,7 +76,7 @@ def test_editing_forgeries_do_not_pass(tmp_path, monkeypatch, bubblewrap):
     assert samples[len(names)].verdict.value == "passed"
 
 
-# A value, a Fraction compared by repr (as synthesized doctest cases do), and a function body.
+# A value, a Fraction compared by repr (as synthesized doctest cases do), function bodies.
 CASES = {
     "median": ("import math\nimport statistics\n\ndata = [7, 1, 5, 3, 20, 2]\nresult = <here>\n",
                "statistics.median(data)",
@@ -88,7 +88,11 @@ CASES = {
     "palindrome": ("def is_palindrome(text):\n    return <here>\n",
                    "text.lower() == text.lower()[::-1]",
                    "assert is_palindrome('Level')\nassert not is_palindrome('duck')\n"
-                   "assert isinstance(is_palindrome('x'), bool)\n"),
+                   "assert isinstance(is_palindrome('x'), bool)\n"
+                   "assert all(map(is_palindrome, ['noon', 'racecar']))\n"),
+    "sorted_copy": ("def sorted_copy(items):\n    return <here>\n", "sorted(items)",
+                    "items = [3, 1, 2]\nassert sorted_copy(items) == [1, 2, 3]\n"
+                    "assert items == [3, 1, 2], items\n"),
 }
 
 

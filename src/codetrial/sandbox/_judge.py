@@ -166,7 +166,8 @@ def die_like(pid: int) -> int:
         sig = os.WTERMSIG(status)
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
-        signal.signal(sig, signal.SIG_DFL)
+        if sig not in (signal.SIGKILL, signal.SIGSTOP):  # those two have no handler to reset
+            signal.signal(sig, signal.SIG_DFL)
         os.kill(os.getpid(), sig)
     return os.waitstatus_to_exitcode(status)
 
@@ -225,10 +226,25 @@ def _answer(namespace: dict, name: str, call: object) -> dict:
     value = namespace[name]
     if call is not None:
         args, kwargs = plain.decode(call)
-        return {"value": plain.encode(value(*args, **kwargs))}
+        result = plain.encode(value(*args, **kwargs))
+        return {"value": result, "after": plain.encode((args, kwargs))}
     if callable(value):
         return {"callable": True}
     return {"value": plain.encode(value)}
+
+
+def _update_in_place(pairs: list) -> None:
+    """What a call did to its list, dict and set arguments, (argument, after) pairs, done to the
+    caller's objects."""
+    for argument, new in pairs:
+        kind = type(argument)
+        if kind is not type(new) or kind not in (list, dict, set):
+            continue
+        argument.clear()
+        if kind is list:
+            argument.extend(new)
+        else:
+            argument.update(new)
 
 
 class Subject:
@@ -247,13 +263,18 @@ class Subject:
             raise SubjectGone(f"the code under test exited (status {status}) before it answered")
         try:
             message = json.loads(frame)
-            value = plain.decode(message["value"]) if "value" in message else None
+            if type(message) is not dict:
+                raise TypeError("not an object")
+            decoded = {key: plain.decode(message[key]) for key in ("value", "after")
+                       if key in message}
         except (ValueError, TypeError, KeyError, RecursionError) as exc:
             raise SubjectGone(f"the code under test broke the channel: {exc}") from None
         if "raised" in message:
             name, text = str(message["raised"]), str(message.get("message", ""))
+            if name in ("StopIteration", "StopAsyncIteration"):  # would end the test's loop
+                raise RuntimeError(f"the code under test raised {name}: {text}")
             raise plain.exception_named(name, text)
-        return {"value": value} if "value" in message else message
+        return decoded if "value" in message else message
 
     def ready(self) -> None:
         """Wait for the module to load; raises what loading it raised."""
@@ -282,9 +303,15 @@ class Subject:
         return self.call_named(self.entry, *args, **kwargs)
 
     def call_named(self, name: str, /, *args: object, **kwargs: object) -> object:
+        """Call by value; a list, dict or set argument the call changed is changed here too."""
         message = self.ask(name, (args, kwargs))
         if "value" not in message:
             raise SubjectGone("the code under test answered out of turn")
+        after = message.get("after")
+        if type(after) is tuple and len(after) == 2 and type(after[0]) is tuple and type(
+                after[1]) is dict:
+            given = [*zip(args, after[0], strict=False)]
+            _update_in_place(given + [(v, after[1].get(k)) for k, v in kwargs.items()])
         return message["value"]
 
     def close(self) -> None:
@@ -342,7 +369,7 @@ def check_names(code: str) -> None:
 
         random.seed(plain.RANDOM_SEED)
         subject.ready()
-        namespace: dict = {"__name__": "__judge__"}
+        namespace: dict = {"__name__": "__main__"}  # as the test would run in one program
         imports = spec.get("imports") or {}
         for name in free_names(spec["test"]):
             if name in imports:
