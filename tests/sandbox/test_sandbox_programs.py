@@ -195,3 +195,15 @@ def test_async_context_manager_and_closing(bubblewrap: None) -> None:
     assert sb.worker_pids == []
     with pytest.raises(RuntimeError, match="closed"):
         sb.run_sync(code("pass"))
+
+
+def test_a_suites_modules_are_imported_once_per_worker(bubblewrap) -> None:
+    """The jsonschema suite's contenders import jsonschema in every program: its workers have
+    it already, so a program pays nothing for the import."""
+    from codetrial.suites import create_suite
+
+    probe = code("import sys\n__results__ = 'jsonschema' in sys.modules\n")
+    preload = create_suite("jsonschema", {}).preload
+    with Sandbox(workers=1, preload=preload) as warm, Sandbox(workers=1) as plain:
+        assert warm.run_sync(probe).report is True
+        assert plain.run_sync(probe).report is False

@@ -80,7 +80,7 @@ async def execute(
         queue.put_nowait(item)
     sampling = Sampling(plan.config.temperature, plan.config.top_p, plan.config.max_tokens,
                         plan.config.seed)
-    async with open_executor(plan.config) as executor:
+    async with open_executor(plan.config, plan.suite.preload) as executor:
 
         async def worker() -> None:
             while not queue.empty():

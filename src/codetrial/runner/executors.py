@@ -32,8 +32,8 @@ class Executor(Protocol):
 class LocalExecutor:
     """This machine's Sandbox: `workers` warm worker processes."""
 
-    def __init__(self, workers: int) -> None:
-        self.sandbox = Sandbox(workers=workers)
+    def __init__(self, workers: int, preload: tuple[str, ...] = ()) -> None:
+        self.sandbox = Sandbox(workers=workers, preload=preload)
         self.capacity = workers
 
     @property
@@ -48,15 +48,17 @@ class LocalExecutor:
 
 
 @asynccontextmanager
-async def open_executor(config: RunConfig) -> AsyncIterator[Executor]:
-    """The run's executor, started before the first sample and stopped after the last."""
+async def open_executor(config: RunConfig, preload: tuple[str, ...] = ()
+                        ) -> AsyncIterator[Executor]:
+    """The run's executor, started before the first sample and stopped after the last; its
+    workers import `preload` once (the suite's programs would each import them)."""
     executor: Executor
     if config.executor == "ray":
         from codetrial.runner.ray_executor import RayExecutor
 
-        executor = await RayExecutor.start(config.ray_address)
+        executor = await RayExecutor.start(config.ray_address, preload=preload)
     else:
-        executor = LocalExecutor(config.sandbox_workers)
+        executor = LocalExecutor(config.sandbox_workers, preload)
     try:
         yield executor
     finally:

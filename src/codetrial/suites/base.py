@@ -30,6 +30,7 @@ class Grade:
 class Suite(ABC):
     name: str
     default_protocol: str = "completion"
+    preload: tuple[str, ...] = ()  # modules its programs import, imported once per worker
 
     def __init__(self, options: dict[str, Any]) -> None:
         self.options = options

@@ -20,6 +20,8 @@ from codetrial.suites.jsonschema.selection import DRAFT_CODES
 JSONSCHEMA = "library:jsonschema"
 JSONSCHEMA_RS = "library:jsonschema-rs"
 FASTJSONSCHEMA = "compiler:fastjsonschema"
+# What the contenders' programs import (the sandbox imports them once per worker).
+LIBRARY_MODULES = ("jsonschema", "referencing", "jsonschema_rs", "fastjsonschema")
 DISTRIBUTIONS = {JSONSCHEMA: "jsonschema", JSONSCHEMA_RS: "jsonschema-rs",
                  FASTJSONSCHEMA: "fastjsonschema"}
 

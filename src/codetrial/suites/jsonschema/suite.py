@@ -19,6 +19,7 @@ from codetrial.suites.jsonschema import augment, diagnosis, summary
 from codetrial.suites.jsonschema.checking import Case, Checked, check
 from codetrial.suites.jsonschema.contenders import (
     JSONSCHEMA,
+    LIBRARY_MODULES,
     SchemaSpec,
     check_contender,
     contender_code,
@@ -56,6 +57,7 @@ def spec_of(task: Task) -> SchemaSpec:
 class JsonSchemaSuite(Suite):
     name = "jsonschema"
     default_protocol = "chat"
+    preload = LIBRARY_MODULES  # the library contenders' programs import them
 
     def __init__(self, options: dict[str, Any]) -> None:
         super().__init__(options)
