@@ -210,6 +210,32 @@ def test_tampering_is_named(sandbox, tmp_path):
     assert "changed unittest.case.TestCase.assertEqual" in messages
 
 
+SELF_UNDOING = """
+import unittest
+_real = unittest.TestCase.assertEqual
+
+
+def _once(self, *args, **kwargs):  # stands in for one assertion, then puts the real one back
+    unittest.TestCase.assertEqual = _real
+
+
+def two_fer(name='you'):
+    if name != 'Bob':
+        return 'nope'
+    unittest.TestCase.assertEqual = _once  # Bob is answered right; Eve's check is looked up next
+    return f'One for {name}, one for me.'
+"""
+
+
+def test_a_patch_that_undoes_itself_inside_the_assertion_is_caught(sandbox, tmp_path):
+    suite, task = two_module_exercise(tmp_path)
+    result = grade_files(sandbox, suite, task, SELF_UNDOING)
+    rows = {t.name.split(".")[-1]: t.verdict for t in result.tests}
+    assert result.verdict != Verdict.PASSED and rows["test_in_subtests"] != "passed", rows
+    messages = " ".join(t.message for t in result.tests)
+    assert "changed unittest.case.TestCase.assertEqual" in messages, messages
+
+
 def test_a_solution_that_does_not_import_is_an_error(sandbox, tmp_path):
     suite, task = two_module_exercise(tmp_path)
     result = grade_files(sandbox, suite, task, "def two_fer(:\n")

@@ -17,9 +17,13 @@ channel and decides each test's verdict, from records the test process sends it:
   no _ShouldStop), and comparing assertions let a plain expected value say what equal means;
 - the tests are compiled from the judge's copy, so rewriting a test file changes nothing.
 
+- each `self.assert*(...)`/`self.fail*(...)` call in the test files is checked first: a patch
+  made while its arguments were evaluated, meant to undo itself inside the assertion, is caught.
+
 What this cannot stop: an object of the model's that lies when a test compares it with another
-object of the model's, or a patch that undoes itself before a test method returns. Tests that
-call one function with data are better judged by value (see codetrial_judge, suites/grading.py).
+object of the model's, or a patch that undoes itself and acts on an assertion reached some other
+way (an alias of the method, a helper outside the test class). Tests that call one function with
+data are better judged by value (see codetrial_judge, suites/grading.py).
 """
 
 from __future__ import annotations
@@ -260,8 +264,7 @@ def _verdict(records: list[dict], skippable: bool) -> tuple[str, str]:
 
 def _test_process(to_judge: int, from_judge: int, sources: dict[str, tuple[str, str]]) -> None:
     os.close(from_judge)
-    codes = {name: compile(src, path, "exec", dont_inherit=True)
-             for name, (path, src) in sources.items()}
+    codes = {name: compile_checked(src, path) for name, (path, src) in sources.items()}
     _use_trusted_parts()
     sys.meta_path.insert(0, _PristineTests(codes, sources))
     guard.install(to_judge, codes)
@@ -283,6 +286,48 @@ def _load(modules: list[str]) -> unittest.TestSuite:
             text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
             sys.audit("codetrial.record", "load-error", type(exc).__name__, text)
     return suite
+
+
+# A test's `self.assertX(...)` is compiled as a call of `_checked_assertion`, a constant of the
+# code (no name to look up, so nothing to patch): the guard checks everything the tests rely on
+# before each assertion runs. A patch the code under test made while the arguments were evaluated
+# is still in place then, even one meant to undo itself inside the assertion.
+_CHECKED = "\x00codetrial: checked assertion"
+
+
+def _checked_assertion(self, name, /, *args, _audit=sys.audit, **kwargs):
+    _audit("codetrial.record", "check")  # the guard raises an alarm if anything was changed
+    return getattr(self, name)(*args, **kwargs)
+
+
+class _CheckAssertions(ast.NodeTransformer):
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        func = node.func
+        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.value.id == "self" and func.attr.startswith(("assert", "fail"))):
+            call = ast.Call(ast.Constant(_CHECKED), [func.value, ast.Constant(func.attr),
+                                                     *node.args], node.keywords)
+            return ast.copy_location(call, node)
+        return node
+
+
+def compile_checked(source: str, path: str) -> object:
+    """The test file's code, with its assertions checked (see `_checked_assertion`)."""
+    import warnings
+
+    tree = ast.fix_missing_locations(_CheckAssertions().visit(ast.parse(source, path)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)  # "'str' object is not callable"
+        code = compile(tree, path, "exec", dont_inherit=True)
+    return _bind_checked(code)
+
+
+def _bind_checked(code):
+    consts = tuple(_checked_assertion if type(c) is str and c == _CHECKED
+                   else _bind_checked(c) if type(c) is type(code) else c
+                   for c in code.co_consts)
+    return code.replace(co_consts=consts)
 
 
 class _PristineTests:
