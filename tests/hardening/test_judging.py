@@ -236,6 +236,32 @@ def test_a_patch_that_undoes_itself_inside_the_assertion_is_caught(sandbox, tmp_
     assert "changed unittest.case.TestCase.assertEqual" in messages, messages
 
 
+CALLBACK_TEST = """
+import unittest
+
+from two_fer import two_fer
+
+
+class CallbackTest(unittest.TestCase):
+    def test_an_assertion_in_a_callback_of_the_code(self):
+        def check(text):
+            self.assertIn('one for me', text)
+            return text
+
+        self.assertEqual(two_fer('Ann', check), 'One for Ann, one for me.')
+"""
+
+
+def test_an_assertion_the_code_calls_back_is_checked_not_refused(sandbox, tmp_path):
+    root = make_exercises(tmp_path / "ex", names=["two-fer"])
+    write(root / "two-fer" / "two_fer_test.py", CALLBACK_TEST)
+    suite = create_suite("exercism", {"path": str(root), "test_timeout": "10"})
+    [task] = suite.load_tasks()
+    code = ("def two_fer(name='you', then=lambda text: text):\n"
+            "    return then(f'One for {name}, one for me.')\n")
+    assert grade_files(sandbox, suite, task, code).verdict == Verdict.PASSED
+
+
 def test_a_solution_that_does_not_import_is_an_error(sandbox, tmp_path):
     suite, task = two_module_exercise(tmp_path)
     result = grade_files(sandbox, suite, task, "def two_fer(:\n")

@@ -11,7 +11,9 @@ Standalone (stdlib and `codetrial_judge`): every sandbox worker preloads it as `
 - Before it signs, it compares builtins, the unittest and contextlib modules and their classes,
   these modules and the test classes with a snapshot taken before the model's code was imported,
   using no builtin and no global (they may have been replaced), and checks that the test instance
-  and the method that ran are the test file's own.
+  and the method that ran are the test file's own. It makes the same comparison before each
+  assertion of the test files (a "check" event, which any code may raise) and raises an alarm on
+  a change.
 - It refuses ctypes, gc object walks, trace and profile functions, changes to a function's code
   and opening /proc/*/mem, and reports each refusal.
 """
@@ -182,7 +184,8 @@ def _make_hook(fd: int, key: bytes, trusted: set, pristine: set, snapshot: Snaps
         if event not in watched:
             return
         if event[:10] == "codetrial.":
-            if not from_trusted_code():
+            check = len(args) == 1 and type(args[0]) is str and args[0] == "check"
+            if not check and not from_trusted_code():  # anyone may ask for a check
                 refuse(event, "to report a test outcome itself")
             changed = intact()
             if changed:
