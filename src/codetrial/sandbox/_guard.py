@@ -184,7 +184,8 @@ def _make_hook(fd: int, key: bytes, trusted: set, pristine: set, snapshot: Snaps
         if event not in watched:
             return
         if event[:10] == "codetrial.":
-            check = len(args) == 1 and type(args[0]) is str and args[0] == "check"
+            check = event == "codetrial.record" and len(args) == 1 and type(
+                args[0]) is str and args[0] == "check"
             if not check and not from_trusted_code():  # anyone may ask for a check
                 refuse(event, "to report a test outcome itself")
             changed = intact()
