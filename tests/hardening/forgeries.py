@@ -244,6 +244,59 @@ for fd in (3, 4, 5):
     except OSError:
         pass
 """),
+    "an audit hook after the guard's that patches assertEqual when asked to check": """
+import sys, unittest
+_real = unittest.TestCase.assertEqual
+def _once(self, *args, **kwargs):
+    unittest.TestCase.assertEqual = _real
+def _hook(event, args):
+    if event == 'codetrial.record' and args[:1] == ('check',):
+        unittest.TestCase.assertEqual = _once
+sys.addaudithook(_hook)
+def two_fer(name='you'):
+    return 'nope'
+""",
+    "an assertEqual on the test instance that removes itself": FRAMES + """
+def two_fer(name='you'):
+    test = current_test()
+    def once(*args, **kwargs):
+        test.__dict__.pop('assertEqual', None)
+    test.assertEqual = once
+    return 'nope'
+""",
+    "the test class given a new base class": FRAMES + """
+class Lenient(unittest.TestCase):
+    def assertEqual(self, *args, **kwargs):
+        pass
+def two_fer(name='you'):
+    kind = type(current_test())
+    if kind.__bases__ != (Lenient,):
+        kind.__bases__ = (Lenient,)
+    return 'nope'
+""",
+    "a type equality function that removes itself": FRAMES + """
+def two_fer(name='you'):
+    funcs = current_test()._type_equality_funcs
+    def once(first, second, msg=None):
+        funcs[str] = 'assertMultiLineEqual'
+    funcs[str] = once
+    return 'nope'
+""",
+    "a type equality function named after a lenient assertion": FRAMES + """
+def two_fer(name='you'):
+    current_test()._type_equality_funcs[str] = 'assertTrue'
+    return 'nope'
+""",
+    "the test instance's class swapped for a lenient subclass": FRAMES + """
+def two_fer(name='you'):
+    test = current_test()
+    real = type(test)
+    class Lenient(real):
+        def assertEqual(self, *args, **kwargs):
+            self.__class__ = real
+    test.__class__ = Lenient
+    return 'nope'
+""",
 }
 
 # ---------------------------------------------------------------- fill-in-the-middle holes

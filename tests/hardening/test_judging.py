@@ -262,6 +262,39 @@ def test_an_assertion_the_code_calls_back_is_checked_not_refused(sandbox, tmp_pa
     assert grade_files(sandbox, suite, task, code).verdict == Verdict.PASSED
 
 
+HONEST_HABITS_TEST = """
+import unittest
+from unittest import mock
+
+from two_fer import two_fer
+
+
+class TwoFerTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.expected = 'One for you, one for me.'
+
+    def test_no_name(self):
+        self.assertEqual(two_fer(), self.expected)
+
+    def test_with_a_mock(self):
+        with mock.patch('two_fer.DEFAULT', 'Ann'):
+            self.assertEqual(two_fer(), 'One for Ann, one for me.')
+"""
+
+
+def test_honest_habits_raise_no_alarm(sandbox, tmp_path):
+    """setUpClass storing data, unittest.mock, a solution that imports asyncio: all honest."""
+    root = make_exercises(tmp_path / "ex", names=["two-fer"])
+    write(root / "two-fer" / "two_fer_test.py", HONEST_HABITS_TEST)
+    suite = create_suite("exercism", {"path": str(root), "test_timeout": "10"})
+    [task] = suite.load_tasks()
+    code = ("import asyncio\nDEFAULT = 'you'\n\n\ndef two_fer(name=None):\n"
+            "    return f'One for {name or DEFAULT}, one for me.'\n")
+    result = grade_files(sandbox, suite, task, code)
+    assert result.verdict == Verdict.PASSED, [(t.name, t.message) for t in result.tests]
+
+
 def test_a_solution_that_does_not_import_is_an_error(sandbox, tmp_path):
     suite, task = two_module_exercise(tmp_path)
     result = grade_files(sandbox, suite, task, "def two_fer(:\n")

@@ -14,8 +14,14 @@ Standalone (stdlib and `codetrial_judge`): every sandbox worker preloads it as `
   and the method that ran are the test file's own. It makes the same comparison before each
   assertion of the test files (a "check" event, which any code may raise) and raises an alarm on
   a change.
-- It refuses ctypes, gc object walks, trace and profile functions, changes to a function's code
-  and opening /proc/*/mem, and reports each refusal.
+- Before each assertion it also checks the test instance: its class, its own attributes, its
+  type equality functions; and every snapshotted class's bases.
+- What setUpClass stores on its class (new names holding data, not functions) joins the
+  snapshot when setUpClass returns.
+- It refuses ctypes, gc object walks, trace and profile functions, another audit hook (it would
+  run after this one's checks), changes to the code of a function the tests rely on, and opening
+  /proc/*/mem, and reports each refusal.
+- Known false alarm: a test that patches builtins (say `input`) while it asserts.
 """
 
 from __future__ import annotations
@@ -46,7 +52,7 @@ _WATCHED = frozenset({
     "ctypes.addressof", "ctypes.string_at", "ctypes.wstring_at", "gc.get_objects",
     "gc.get_referrers", "gc.get_referents", "sys.settrace", "sys.setprofile",
     "sys._current_frames", "sys._current_exceptions", "object.__setattr__",
-    "object.__delattr__", "open",
+    "object.__delattr__", "open", "sys.addaudithook",
 })
 # Class attributes unittest itself sets on test classes while it runs them.
 _SET_BY_UNITTEST = frozenset({"_classSetupFailed", "tearDown_exceptions", "_class_cleanups"})
@@ -54,7 +60,8 @@ _FUNCTION_INTERNALS = frozenset({"__code__", "__defaults__", "__kwdefaults__", "
                                  "__closure__"})
 _RECORD_KINDS = frozenset({"completed", "failed", "error", "skipped", "load-error"})
 _WHAT = {"sys.settrace": "to set a trace function", "sys.setprofile": "to set a profile function",
-         "open": "to open process memory"}
+         "open": "to open process memory",
+         "sys.addaudithook": "to add an audit hook (it would run after this one's checks)"}
 
 
 def install(fd: int, codes: dict) -> None:
@@ -97,6 +104,14 @@ def _code_of(value: object) -> object:
 
 
 _FUNCTION, _METHOD = types.FunctionType, types.MethodType
+_CODE_HOLDERS = (_FUNCTION, _METHOD, classmethod, staticmethod, property)
+
+
+def _is_data(key: object, value: object) -> bool:
+    return (type(key) is str and key not in _SET_BY_UNITTEST and not key.startswith("test")
+            and not hasattr(unittest.TestCase, key) and type(value) not in _CODE_HOLDERS)
+# (type, method name) as unittest sets them; a frozenset, so that nothing can add to it
+_DEFAULT_EQUALITY = frozenset(unittest.TestCase()._type_equality_funcs.items())
 
 
 def _trusted_codes() -> set:
@@ -126,18 +141,38 @@ class Snapshot:
     def __init__(self) -> None:
         self.spaces: list[tuple[str, object, tuple, object]] = []
         self.modules = tuple((m.__name__, m) for m in _protected_modules())
+        self.bases: list[tuple[str, type, tuple]] = []
+        self.class_spaces: list[tuple[type, int]] = []  # a class, the index of its namespace
         for name, module in self.modules:
             self.add(name, vars(module))
             for value in list(vars(module).values()):
                 if type(value) is type and value.__module__ == name:
-                    self.add(f"{name}.{value.__qualname__}", value.__dict__)
+                    self.add_class(f"{name}.{value.__qualname__}", value)
+
+    def add_class(self, name: str, kind: type) -> None:
+        """A class's namespace and its bases (a new base changes what its instances inherit)."""
+        self.add(name, kind.__dict__)
+        self.bases.append((name, kind, kind.__bases__))
+        self.class_spaces.append((kind, len(self.spaces) - 1))
+
+    def accept_new_data(self, kind: object) -> None:
+        """After a test class's setUpClass: the data it added (`cls.expected = ...`) joins the
+        snapshot. Only names the class did not have, that unittest does not define, holding no
+        function: what was there, and every method, stays as loaded."""
+        for known, index in self.class_spaces:
+            if known is kind:
+                name, space, items, keys = self.spaces[index]
+                added = tuple((k, v) for k, v in space.items()
+                              if _is_data(k, v) and k not in keys)
+                self.spaces[index] = (name, space, items + added, keys | {k for k, _ in added})
 
     def add(self, name: str, space: object) -> None:
         items = tuple((k, v) for k, v in space.items() if k not in _SET_BY_UNITTEST)
         self.spaces.append((name, space, items, space.keys() - _SET_BY_UNITTEST))
 
     def intact(self, modules: dict = sys.modules, missing: object = object(),
-               ignored: frozenset = _SET_BY_UNITTEST) -> str:
+               ignored: frozenset = _SET_BY_UNITTEST,
+               bases_of: object = type.__dict__["__bases__"].__get__) -> str:
         """"" when nothing changed, else the first thing that did."""
         for name, space, items, keys in self.spaces:
             for key in (space.keys() - ignored) ^ keys:
@@ -148,6 +183,9 @@ class Snapshot:
         for name, module in self.modules:
             if modules.get(name, missing) is not module:
                 return "sys.modules[" + name + "]"
+        for name, kind, bases in self.bases:
+            if bases_of(kind) is not bases:
+                return name + ".__bases__"
         return ""
 
 
@@ -155,8 +193,10 @@ def _make_hook(fd: int, key: bytes, trusted: set, pristine: set, snapshot: Snaps
     """The audit hook; its closure is the only holder of the key."""
     trusted_ids = frozenset(id(c) for c in trusted)
     write, pack, blake2b, getframe, ident = os.write, _SEQ.pack, hashlib.blake2b, sys._getframe, id
+    code_of = _FUNCTION.__dict__["__code__"].__get__
     intact, watched = snapshot.intact, _WATCHED
-    state = {"seq": 0, "classes": (), "keep": tuple(trusted)}  # ids stay valid while codes live
+    # ids stay valid while the codes live; "ready": classes whose setUpClass data was taken in
+    state = {"seq": 0, "classes": (), "keep": tuple(trusted), "ready": []}
 
     def emit(kind: str, test: str = "", message: str = "") -> None:
         state["seq"] += 1
@@ -176,6 +216,12 @@ def _make_hook(fd: int, key: bytes, trusted: set, pristine: set, snapshot: Snaps
             frame = frame.f_back
         return True
 
+    def ours(function: object) -> bool:
+        """A function of the tests' or of the trusted modules (asyncio may rewrite its own)."""
+        if type(function) is not _FUNCTION:
+            return True  # something else posing as a function: refuse to be safe
+        return ident(code_of(function)) in trusted_ids
+
     def refuse(event: str, what: str) -> None:
         emit("alarm", INTEGRITY, f"the code under test tried {what} ({event})")
         raise PermissionError(f"codetrial: {what} is not allowed while tests run")
@@ -184,10 +230,14 @@ def _make_hook(fd: int, key: bytes, trusted: set, pristine: set, snapshot: Snaps
         if event not in watched:
             return
         if event[:10] == "codetrial.":
-            check = event == "codetrial.record" and len(args) == 1 and type(
+            check = event == "codetrial.record" and len(args) == 2 and type(
                 args[0]) is str and args[0] == "check"
             if not check and not from_trusted_code():  # anyone may ask for a check
                 refuse(event, "to report a test outcome itself")
+            if len(args) == 2 and args[0] == "class-ready":  # trusted: setUpClass returned
+                if not any(args[1] is kind for kind in state["ready"]):
+                    state["ready"].append(args[1])
+                    snapshot.accept_new_data(args[1])
             changed = intact()
             if changed:
                 emit("alarm", INTEGRITY, "the code under test changed " + changed)
@@ -196,8 +246,8 @@ def _make_hook(fd: int, key: bytes, trusted: set, pristine: set, snapshot: Snaps
             if _process_memory(args):
                 refuse(event, _WHAT[event])
         elif event in ("object.__setattr__", "object.__delattr__"):
-            if len(args) > 1 and args[1] in _FUNCTION_INTERNALS:
-                refuse(event, f"to change a function's {args[1]}")
+            if len(args) > 1 and args[1] in _FUNCTION_INTERNALS and ours(args[0]):
+                refuse(event, f"to change the {args[1]} of a function the tests rely on")
         else:
             refuse(event, _WHAT.get(event, "to reach into the interpreter"))
 
@@ -223,6 +273,13 @@ def _on_record(event: str, args: tuple, emit, state: dict, changed: str, snapsho
         emit("done")
         return
     kind = args[0] if args else None
+    if kind == "check":  # before an assertion: the test instance must be as loaded, too
+        test = args[1]
+        problem = _check_instance(test, state["classes"], codes[0]) if issubclass(
+            type(test), unittest.TestCase) else ""
+        if problem:
+            emit("alarm", INTEGRITY, "the code under test changed " + problem)
+        return
     if kind not in _RECORD_KINDS:
         return
     if kind == "load-error":
@@ -260,7 +317,7 @@ def _capture(suite: object, snapshot: Snapshot, pristine: set, trusted: frozense
         if all(_pristine_class(base, pristine, trusted) for base in kind.__mro__[:-2]):
             classes.append(kind)
             for base in kind.__mro__[:-2]:
-                snapshot.add(f"{base.__module__}.{base.__qualname__}", base.__dict__)
+                snapshot.add_class(f"{base.__module__}.{base.__qualname__}", base)
     return tuple(classes)
 
 
@@ -295,20 +352,30 @@ def _iter_tests(suite: object):
 
 def _check_completed(test: object, method: object, classes: tuple, pristine: set) -> str:
     """Why a test method that returned normally may not count as passed, or ""."""
-    kind = type(test)
-    if not any(kind is c for c in classes):
-        return "the test class (it is not the one the test file defines)"
+    problem = _check_instance(test, classes, pristine)
+    if problem:
+        return problem
     name = test.__dict__.get("_testMethodName")
-    function = next((c.__dict__[name] for c in kind.__mro__ if name in c.__dict__), None)
+    function = next((c.__dict__[name] for c in type(test).__mro__ if name in c.__dict__), None)
     if type(method) is not _METHOD or method.__func__ is not function or (
             method.__self__ is not test):
         return f"the test method {name}"
+    return ""
+
+
+def _check_instance(test: object, classes: tuple, pristine: set) -> str:
+    """Why a test instance is not as the test file made it (its class, its own attributes,
+    its type equality functions), or ""."""
+    if not any(type(test) is c for c in classes):
+        return "the test class (it is not the one the test file defines)"
     for attr, value in test.__dict__.items():
         if attr not in _INSTANCE_STATE and callable(value) and hasattr(unittest.TestCase, attr):
             return f"the test's {attr}"
-    for value in (test.__dict__.get("_type_equality_funcs") or {}).values():
+    for key, value in (test.__dict__.get("_type_equality_funcs") or {}).items():
         value = value.__func__ if type(value) is _METHOD else value
-        if type(value) is not str and (type(value) is not _FUNCTION
-                                       or id(value.__code__) not in pristine):
+        if type(value) is str:  # a method name: only the one unittest gives that type
+            if type(key) is not type or (key, value) not in _DEFAULT_EQUALITY:
+                return "the test's type equality functions"
+        elif type(value) is not _FUNCTION or id(value.__code__) not in pristine:
             return "the test's type equality functions"
     return ""

@@ -39,6 +39,7 @@ import sys
 import traceback
 import unittest
 import unittest.case
+import unittest.mock  # noqa: F401 - here before the snapshot: unittest would add it lazily
 
 import codetrial_guard as guard
 import codetrial_judge as judge
@@ -296,7 +297,7 @@ _CHECKED = "\x00codetrial: checked assertion"
 
 
 def _checked_assertion(self, name, /, *args, _audit=sys.audit, **kwargs):
-    _audit("codetrial.record", "check")  # the guard raises an alarm if anything was changed
+    _audit("codetrial.record", "check", self)  # the guard raises an alarm on any change
     return getattr(self, name)(*args, **kwargs)
 
 
@@ -433,8 +434,19 @@ def _by_plain_values(original):
     return comparing
 
 
+def _class_set_up(original):
+    """unittest's _handleClassSetUp, then a "class-ready" record: what setUpClass stored on the
+    class (`cls.expected = ...`) is the test's data, not a change by the code under test."""
+    def handle(self, test, result):
+        original(self, test, result)
+        sys.audit("codetrial.record", "class-ready", type(test))
+
+    return handle
+
+
 def _use_trusted_parts() -> None:
     unittest.case._Outcome.testPartExecutor = _test_part
     unittest.TestCase._callTestMethod = _call_test_method
+    unittest.TestSuite._handleClassSetUp = _class_set_up(unittest.TestSuite._handleClassSetUp)
     for name in _COMPARING:
         setattr(unittest.TestCase, name, _by_plain_values(getattr(unittest.TestCase, name)))
