@@ -15,7 +15,10 @@ Standalone (stdlib and `codetrial_judge`): every sandbox worker preloads it as `
   assertion of the test files (a "check" event, which any code may raise) and raises an alarm on
   a change.
 - Before each assertion it also checks the test instance: its class, its own attributes, its
-  type equality functions; and every snapshotted class's bases.
+  type equality functions; and every snapshotted class's bases. The snapshot also covers the
+  modules assertions call into (difflib, pprint, re, os, ...), without trusting their code.
+- Nothing in the hook may run the model's code: a namespace key that is not a plain str (its
+  hash or == would be the model's) is an alarm, found by iterating before any lookup.
 - What setUpClass stores on its class (new names holding data, not functions) joins the
   snapshot when setUpClass returns.
 - It refuses ctypes, gc object walks, trace and profile functions, another audit hook (it would
@@ -87,10 +90,23 @@ def _nested_codes(roots) -> set:
 
 
 def _protected_modules() -> list:
+    """Modules whose code is trusted on the stack (and whose namespaces are snapshotted)."""
     names = [n for n in sys.modules if n == "unittest" or n.startswith("unittest.")]
     names += ["contextlib", "codetrial_judge", "codetrial_plain", "codetrial_unittest", __name__,
               "builtins"]
     return [sys.modules[n] for n in names if n in sys.modules]
+
+
+# Modules that unittest's assertions call into (diffs, reprs, regexes, paths): snapshotted too,
+# so that a patch of them is seen, but their code is not trusted to make records.
+_USED_BY_ASSERTIONS = ("difflib", "pprint", "reprlib", "re", "os", "posixpath", "collections",
+                       "functools", "operator", "itertools", "math")  # not warnings: it reassigns
+                                                                      # its filters as tests run
+
+
+def _snapshotted_modules() -> list:
+    return _protected_modules() + [sys.modules[n] for n in _USED_BY_ASSERTIONS
+                                   if n in sys.modules]
 
 
 def _code_of(value: object) -> object:
@@ -140,7 +156,7 @@ class Snapshot:
 
     def __init__(self) -> None:
         self.spaces: list[tuple[str, object, tuple, object]] = []
-        self.modules = tuple((m.__name__, m) for m in _protected_modules())
+        self.modules = tuple((m.__name__, m) for m in _snapshotted_modules())
         self.bases: list[tuple[str, type, tuple]] = []
         self.class_spaces: list[tuple[type, int]] = []  # a class, the index of its namespace
         for name, module in self.modules:
@@ -170,10 +186,27 @@ class Snapshot:
         items = tuple((k, v) for k, v in space.items() if k not in _SET_BY_UNITTEST)
         self.spaces.append((name, space, items, space.keys() - _SET_BY_UNITTEST))
 
+    def odd_keys(self, modules: dict = sys.modules, kind_of: object = type,
+                 text: type = str) -> str:
+        """The first namespace holding a key that is not a plain str, or "". Such a key runs
+        code of its own when it is hashed or compared, so this looks before any lookup: it
+        only iterates (which calls nothing of the keys')."""
+        for name, space, _, _ in self.spaces:
+            for key in space:
+                if kind_of(key) is not text:
+                    return name
+        for key in modules:
+            if kind_of(key) is not text:
+                return "sys.modules"
+        return ""
+
     def intact(self, modules: dict = sys.modules, missing: object = object(),
                ignored: frozenset = _SET_BY_UNITTEST,
                bases_of: object = type.__dict__["__bases__"].__get__) -> str:
         """"" when nothing changed, else the first thing that did."""
+        odd = self.odd_keys()
+        if odd:
+            return odd + " (a key that is not a str)"
         for name, space, items, keys in self.spaces:
             for key in (space.keys() - ignored) ^ keys:
                 return "%s.%s" % (name, key)  # noqa: UP031 - format() could be replaced
@@ -234,8 +267,8 @@ def _make_hook(fd: int, key: bytes, trusted: set, pristine: set, snapshot: Snaps
                 args[0]) is str and args[0] == "check"
             if not check and not from_trusted_code():  # anyone may ask for a check
                 refuse(event, "to report a test outcome itself")
-            if len(args) == 2 and args[0] == "class-ready":  # trusted: setUpClass returned
-                if not any(args[1] is kind for kind in state["ready"]):
+            if len(args) == 2 and args[0] == "class-ready" and not snapshot.odd_keys():
+                if not any(args[1] is kind for kind in state["ready"]):  # setUpClass returned
                     state["ready"].append(args[1])
                     snapshot.accept_new_data(args[1])
             changed = intact()
@@ -296,12 +329,27 @@ def _on_record(event: str, args: tuple, emit, state: dict, changed: str, snapsho
         emit("completed", test)
 
 
+def _own(obj: object) -> dict | None:
+    """The attribute dict of an object of a trusted class when every key is a plain str,
+    else None. Keys are only iterated first: a str subclass would run code when hashed."""
+    space = obj.__dict__
+    if type(space) is not dict:
+        return None
+    for key in space:
+        if type(key) is not str:
+            return None
+    return space
+
+
 def _test_id(test: object) -> str:
-    case = test.test_case if type(test) is unittest.case._SubTest else test
-    kind = type(case)
-    if type(kind) is not type or not isinstance(case, unittest.TestCase):
+    if type(test) is unittest.case._SubTest:
+        own = _own(test)
+        test = own.get("test_case") if own is not None else None
+    kind = type(test)
+    if type(kind) is not type or not issubclass(kind, unittest.TestCase):
         return "?"
-    name = case.__dict__.get("_testMethodName", "?")
+    own = _own(test)
+    name = own.get("_testMethodName", "?") if own is not None else "?"
     return f"{kind.__module__}.{kind.__qualname__}.{name if type(name) is str else '?'}"
 
 
@@ -324,6 +372,8 @@ def _capture(suite: object, snapshot: Snapshot, pristine: set, trusted: frozense
 def _pristine_class(kind: type, pristine: set, trusted: frozenset) -> bool:
     if type(kind) is not type:
         return False
+    if any(type(name) is not str for name in kind.__dict__):
+        return False
     for name, value in kind.__dict__.items():
         if (name.startswith("test") or hasattr(unittest.TestCase, name)) and callable(value):
             if not _pristine_function(value, pristine, trusted):
@@ -343,7 +393,9 @@ def _pristine_function(value: object, pristine: set, trusted: frozenset) -> bool
 
 
 def _iter_tests(suite: object):
-    for test in suite.__dict__.get("_tests", ()):
+    own = _own(suite)
+    tests = own.get("_tests") if own is not None else None
+    for test in tests if type(tests) is list else ():
         if type(test) is unittest.TestSuite:
             yield from _iter_tests(test)
         else:
@@ -355,7 +407,10 @@ def _check_completed(test: object, method: object, classes: tuple, pristine: set
     problem = _check_instance(test, classes, pristine)
     if problem:
         return problem
-    name = test.__dict__.get("_testMethodName")
+    own = _own(test)  # _check_instance found it plain
+    name = own.get("_testMethodName") if own is not None else None
+    if type(name) is not str:
+        return "the test's name"
     function = next((c.__dict__[name] for c in type(test).__mro__ if name in c.__dict__), None)
     if type(method) is not _METHOD or method.__func__ is not function or (
             method.__self__ is not test):
@@ -365,13 +420,20 @@ def _check_completed(test: object, method: object, classes: tuple, pristine: set
 
 def _check_instance(test: object, classes: tuple, pristine: set) -> str:
     """Why a test instance is not as the test file made it (its class, its own attributes,
-    its type equality functions), or ""."""
+    its type equality functions), or "". Keys are looked at before any lookup (see odd_keys)."""
     if not any(type(test) is c for c in classes):
         return "the test class (it is not the one the test file defines)"
-    for attr, value in test.__dict__.items():
+    own = _own(test)
+    if own is None:
+        return "the test's attributes (a key that is not a str)"
+    funcs = own.get("_type_equality_funcs")
+    if funcs is not None and (type(funcs) is not dict
+                              or any(type(key) is not type for key in funcs)):
+        return "the test's type equality functions"
+    for attr, value in own.items():
         if attr not in _INSTANCE_STATE and callable(value) and hasattr(unittest.TestCase, attr):
             return f"the test's {attr}"
-    for key, value in (test.__dict__.get("_type_equality_funcs") or {}).items():
+    for key, value in (funcs or {}).items():
         value = value.__func__ if type(value) is _METHOD else value
         if type(value) is str:  # a method name: only the one unittest gives that type
             if type(key) is not type or (key, value) not in _DEFAULT_EQUALITY:

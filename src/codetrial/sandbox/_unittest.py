@@ -296,9 +296,30 @@ def _load(modules: list[str]) -> unittest.TestSuite:
 _CHECKED = "\x00codetrial: checked assertion"
 
 
-def _checked_assertion(self, name, /, *args, _audit=sys.audit, **kwargs):
-    _audit("codetrial.record", "check", self)  # the guard raises an alarm on any change
-    return getattr(self, name)(*args, **kwargs)
+_CHECKED_ASSERTION = """
+def _checked_assertion(self, name, /, *args, **kwargs):
+    "\\x00audit"("codetrial.record", "check", self)  # the guard raises an alarm on any change
+    return "\\x00getattr"(self, name)(*args, **kwargs)
+"""
+
+
+def _with_constants(source: str, constants: dict) -> object:
+    """The function `source` defines, its calls of the placeholder strings in `constants` bound
+    to their values as constants of its code: no name is looked up, so nothing can be patched
+    (and a function's code cannot be replaced while tests run: the guard refuses it)."""
+    import types
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)  # "'str' object is not callable"
+        module = compile(source, __file__, "exec", dont_inherit=True)
+    code = next(c for c in module.co_consts if type(c) is type(module))
+    consts = tuple(constants.get(c, c) if type(c) is str else c for c in code.co_consts)
+    return types.FunctionType(code.replace(co_consts=consts), {"__builtins__": {}})
+
+
+_checked_assertion = _with_constants(_CHECKED_ASSERTION,
+                                     {"\x00audit": sys.audit, "\x00getattr": getattr})
 
 
 class _CheckAssertions(ast.NodeTransformer):
