@@ -360,6 +360,26 @@ vars(unittest.util)[Key()] = 1
 def two_fer(name='you'):
     return 'nope'
 """,
+    "a gc callback, collecting inside the guard's hook": FORGE_FROM_THE_HOOK + """
+import gc
+gc.callbacks.append(lambda phase, info: forge())
+gc.set_threshold(1, 1, 1)
+def two_fer(name='you'):
+    return 'nope'
+""",
+    "a finalizer of a cycle, collected inside the guard's hook": FORGE_FROM_THE_HOOK + """
+import gc
+class Cycle:
+    def __init__(self):
+        self.me = self
+    def __del__(self):
+        if not forge():
+            Cycle()  # again at the next collection
+gc.set_threshold(1, 1, 1)
+Cycle()
+def two_fer(name='you'):
+    return 'nope'
+""",
     "the assertion check's own defaults emptied": """
 import codetrial_unittest
 (codetrial_unittest._checked_assertion.__kwdefaults__ or {})['_audit'] = lambda *args: None

@@ -17,8 +17,11 @@ Standalone (stdlib and `codetrial_judge`): every sandbox worker preloads it as `
 - Before each assertion it also checks the test instance: its class, its own attributes, its
   type equality functions; and every snapshotted class's bases. The snapshot also covers the
   modules assertions call into (difflib, pprint, re, os, ...), without trusting their code.
-- Nothing in the hook may run the model's code: a namespace key that is not a plain str (its
-  hash or == would be the model's) is an alarm, found by iterating before any lookup.
+- Nothing in the hook may run the model's code (it could walk up to our frames and sign): a
+  namespace key that is not a plain str (its hash or == would be the model's) is an alarm, found
+  by iterating before any lookup; garbage collection (finalizers, gc callbacks) is off and every
+  signal blocked while the hook runs. Left open: a signal delivered in the microseconds between
+  the event and the hook's first instruction runs its handler there (a race, seen in no try).
 - What setUpClass stores on its class (new names holding data, not functions) joins the
   snapshot when setUpClass returns.
 - It refuses ctypes, gc object walks, trace and profile functions, another audit hook (it would
@@ -29,8 +32,10 @@ Standalone (stdlib and `codetrial_judge`): every sandbox worker preloads it as `
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
+import signal
 import struct
 import sys
 import types
@@ -259,9 +264,24 @@ def _make_hook(fd: int, key: bytes, trusted: set, pristine: set, snapshot: Snaps
         emit("alarm", INTEGRITY, f"the code under test tried {what} ({event})")
         raise PermissionError(f"codetrial: {what} is not allowed while tests run")
 
+    gc_enabled, gc_disable, gc_enable = gc.isenabled, gc.disable, gc.enable
+    sigmask, block, all_signals = signal.pthread_sigmask, signal.SIG_SETMASK, signal.valid_signals()
+
     def hook(event: str, args: tuple) -> None:
+        """No code of the model's may run while this runs (it could find `emit` in our frames):
+        no garbage collection (finalizers, gc callbacks) and no signals (handlers) meanwhile."""
         if event not in watched:
             return
+        collecting, mask = gc_enabled(), sigmask(block, all_signals)
+        gc_disable()
+        try:
+            judge_event(event, args)
+        finally:
+            if collecting:
+                gc_enable()
+            sigmask(block, mask)
+
+    def judge_event(event: str, args: tuple) -> None:
         if event[:10] == "codetrial.":
             check = event == "codetrial.record" and len(args) == 2 and type(
                 args[0]) is str and args[0] == "check"
