@@ -252,14 +252,19 @@ class CallbackTest(unittest.TestCase):
 """
 
 
-def test_an_assertion_the_code_calls_back_is_checked_not_refused(sandbox, tmp_path):
+def grade_against(sandbox, tmp_path, test_file: str, code: str):
+    """two-fer with its test file replaced by `test_file`, graded on `code`."""
     root = make_exercises(tmp_path / "ex", names=["two-fer"])
-    write(root / "two-fer" / "two_fer_test.py", CALLBACK_TEST)
+    write(root / "two-fer" / "two_fer_test.py", test_file)
     suite = create_suite("exercism", {"path": str(root), "test_timeout": "10"})
     [task] = suite.load_tasks()
+    return grade_files(sandbox, suite, task, code)
+
+
+def test_an_assertion_the_code_calls_back_is_checked_not_refused(sandbox, tmp_path):
     code = ("def two_fer(name='you', then=lambda text: text):\n"
             "    return then(f'One for {name}, one for me.')\n")
-    assert grade_files(sandbox, suite, task, code).verdict == Verdict.PASSED
+    assert grade_against(sandbox, tmp_path, CALLBACK_TEST, code).verdict == Verdict.PASSED
 
 
 HONEST_HABITS_TEST = """
@@ -285,13 +290,9 @@ class TwoFerTest(unittest.TestCase):
 
 def test_honest_habits_raise_no_alarm(sandbox, tmp_path):
     """setUpClass storing data, unittest.mock, a solution that imports asyncio: all honest."""
-    root = make_exercises(tmp_path / "ex", names=["two-fer"])
-    write(root / "two-fer" / "two_fer_test.py", HONEST_HABITS_TEST)
-    suite = create_suite("exercism", {"path": str(root), "test_timeout": "10"})
-    [task] = suite.load_tasks()
     code = ("import asyncio\nDEFAULT = 'you'\n\n\ndef two_fer(name=None):\n"
             "    return f'One for {name or DEFAULT}, one for me.'\n")
-    result = grade_files(sandbox, suite, task, code)
+    result = grade_against(sandbox, tmp_path, HONEST_HABITS_TEST, code)
     assert result.verdict == Verdict.PASSED, [(t.name, t.message) for t in result.tests]
 
 
