@@ -285,11 +285,15 @@ class TwoFerTest(unittest.TestCase):
     def test_with_a_mock(self):
         with mock.patch('two_fer.DEFAULT', 'Ann'):
             self.assertEqual(two_fer(), 'One for Ann, one for me.')
+
+    @mock.patch('os.path.exists', return_value=True)
+    def test_with_the_os_patched(self, exists):
+        self.assertEqual(two_fer('Bo'), 'One for Bo, one for me.')
 """
 
 
 def test_honest_habits_raise_no_alarm(sandbox, tmp_path):
-    """setUpClass storing data, unittest.mock, a solution that imports asyncio: all honest."""
+    """setUpClass storing data, unittest.mock (on os too), a solution that imports asyncio."""
     code = ("import asyncio\nDEFAULT = 'you'\n\n\ndef two_fer(name=None):\n"
             "    return f'One for {name or DEFAULT}, one for me.'\n")
     result = grade_against(sandbox, tmp_path, HONEST_HABITS_TEST, code)

@@ -16,7 +16,7 @@ Standalone (stdlib and `codetrial_judge`): every sandbox worker preloads it as `
   a change.
 - Before each assertion it also checks the test instance: its class, its own attributes, its
   type equality functions; and every snapshotted class's bases. The snapshot also covers the
-  modules assertions call into (difflib, pprint, re, os, ...), without trusting their code.
+  modules assertions call into (difflib, pprint, re, ...; of os, fspath), not trusting their code.
 - Nothing in the hook may run the model's code (it could walk up to our frames and sign): a
   namespace key that is not a plain str (its hash or == would be the model's) is an alarm, found
   by iterating before any lookup; garbage collection (finalizers, gc callbacks) is off and every
@@ -104,9 +104,12 @@ def _protected_modules() -> list:
 
 # Modules that unittest's assertions call into (diffs, reprs, regexes, paths): snapshotted too,
 # so that a patch of them is seen, but their code is not trusted to make records.
-_USED_BY_ASSERTIONS = ("difflib", "pprint", "reprlib", "re", "os", "posixpath", "collections",
+_USED_BY_ASSERTIONS = ("difflib", "pprint", "reprlib", "re", "genericpath", "collections",
                        "functools", "operator", "itertools", "math")  # not warnings: it reassigns
                                                                       # its filters as tests run
+# Single names of modules that tests may well patch (mock.patch("os.path.exists")) but that an
+# assertion calls: unittest.util's commonprefix calls os.fspath.
+_PINNED = (("os", "fspath"),)
 
 
 def _snapshotted_modules() -> list:
@@ -164,6 +167,8 @@ class Snapshot:
         self.modules = tuple((m.__name__, m) for m in _snapshotted_modules())
         self.bases: list[tuple[str, type, tuple]] = []
         self.class_spaces: list[tuple[type, int]] = []  # a class, the index of its namespace
+        self.pins = tuple((f"{m}.{n}", vars(sys.modules[m]), n, vars(sys.modules[m])[n])
+                          for m, n in _PINNED)
         for name, module in self.modules:
             self.add(name, vars(module))
             for value in list(vars(module).values()):
@@ -196,7 +201,7 @@ class Snapshot:
         """The first namespace holding a key that is not a plain str, or "". Such a key runs
         code of its own when it is hashed or compared, so this looks before any lookup: it
         only iterates (which calls nothing of the keys')."""
-        for name, space, _, _ in self.spaces:
+        for name, space, _, _ in (*self.spaces, *self.pins):
             for key in space:
                 if kind_of(key) is not text:
                     return name
@@ -224,6 +229,9 @@ class Snapshot:
         for name, kind, bases in self.bases:
             if bases_of(kind) is not bases:
                 return name + ".__bases__"
+        for name, space, key, value in self.pins:
+            if space.get(key, missing) is not value:
+                return name
         return ""
 
 
