@@ -90,3 +90,20 @@ class Model(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release connections or weights."""
+
+
+class ModelWrapper(Model):
+    """A model in front of another (a cache, a rate limiter): same name and abilities; checks
+    and closes pass through. Subclasses say how `generate` reaches the inner model."""
+
+    def __init__(self, inner: Model) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.supports_tools = inner.supports_tools
+        self.context_window = inner.context_window
+
+    async def check(self) -> None:
+        await self.inner.check()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

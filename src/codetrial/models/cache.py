@@ -12,7 +12,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from codetrial.models.base import Model, Reply, Request
+from codetrial.models.base import Model, ModelWrapper, Reply, Request
 
 
 def request_key(model_name: str, request: Request) -> str:
@@ -48,18 +48,12 @@ class ResponseCache:
         self._db.close()
 
 
-class CachedModel(Model):
+class CachedModel(ModelWrapper):
     """Wraps a backend; answers from the cache when the identical request was seen before."""
 
     def __init__(self, inner: Model, cache: ResponseCache) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.cache = cache
-        self.name = inner.name
-        self.supports_tools = inner.supports_tools
-        self.context_window = inner.context_window
-
-    async def check(self) -> None:
-        await self.inner.check()
 
     async def generate(self, request: Request) -> Reply:
         key = request_key(self.name, request)
@@ -70,6 +64,3 @@ class CachedModel(Model):
         reply = await self.inner.generate(request)
         self.cache.put(key, self.name, reply)
         return reply
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()

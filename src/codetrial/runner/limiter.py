@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from codetrial.core.errors import InfraError
-from codetrial.models.base import Model, Reply, Request
+from codetrial.models.base import Model, ModelWrapper, Reply, Request
 
 T = TypeVar("T")
 OVERLOAD_STATUSES = frozenset({429, 503, 529})
@@ -247,20 +247,12 @@ class AdaptiveLimiter:
         return random.uniform(ceiling / 2, ceiling)
 
 
-class RateLimitedModel(Model):
+class RateLimitedModel(ModelWrapper):
     """A backend whose calls go through a shared AdaptiveLimiter."""
 
     def __init__(self, inner: Model, limiter: AdaptiveLimiter) -> None:
-        self.inner, self.limiter = inner, limiter
-        self.name = inner.name
-        self.supports_tools = inner.supports_tools
-        self.context_window = inner.context_window
-
-    async def check(self) -> None:
-        await self.inner.check()
+        super().__init__(inner)
+        self.limiter = limiter
 
     async def generate(self, request: Request) -> Reply:
         return await self.limiter.call(lambda: self.inner.generate(request))
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()

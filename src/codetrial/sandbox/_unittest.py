@@ -303,23 +303,36 @@ def _checked_assertion(self, name, /, *args, **kwargs):
 """
 
 
-def _with_constants(source: str, constants: dict) -> object:
-    """The function `source` defines, its calls of the placeholder strings in `constants` bound
-    to their values as constants of its code: no name is looked up, so nothing can be patched
-    (and a function's code cannot be replaced while tests run: the guard refuses it)."""
-    import types
+def _compiled(source: object, path: str) -> object:
+    """compile(), quiet about the placeholder strings called below ("'str' is not callable")."""
     import warnings
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SyntaxWarning)  # "'str' object is not callable"
-        module = compile(source, __file__, "exec", dont_inherit=True)
+        warnings.simplefilter("ignore", SyntaxWarning)
+        return compile(source, path, "exec", dont_inherit=True)
+
+
+def _with_constants(code: object, constants: dict) -> object:
+    """`code` (and the code nested in it) with the placeholder strings in `constants` replaced by
+    their values, as constants: a call of one looks up no name, so nothing can patch it (and a
+    function's code cannot be replaced while tests run: the guard refuses it)."""
+    consts = tuple(constants.get(c, c) if type(c) is str
+                   else _with_constants(c, constants) if type(c) is type(code) else c
+                   for c in code.co_consts)
+    return code.replace(co_consts=consts)
+
+
+def _function(source: str, constants: dict) -> object:
+    """The function `source` defines, its placeholder calls bound (see `_with_constants`)."""
+    import types
+
+    module = _compiled(source, __file__)
     code = next(c for c in module.co_consts if type(c) is type(module))
-    consts = tuple(constants.get(c, c) if type(c) is str else c for c in code.co_consts)
-    return types.FunctionType(code.replace(co_consts=consts), {"__builtins__": {}})
+    return types.FunctionType(_with_constants(code, constants), {"__builtins__": {}})
 
 
-_checked_assertion = _with_constants(_CHECKED_ASSERTION,
-                                     {"\x00audit": sys.audit, "\x00getattr": getattr})
+_checked_assertion = _function(_CHECKED_ASSERTION,
+                              {"\x00audit": sys.audit, "\x00getattr": getattr})
 
 
 class _CheckAssertions(ast.NodeTransformer):
@@ -336,20 +349,8 @@ class _CheckAssertions(ast.NodeTransformer):
 
 def compile_checked(source: str, path: str) -> object:
     """The test file's code, with its assertions checked (see `_checked_assertion`)."""
-    import warnings
-
     tree = ast.fix_missing_locations(_CheckAssertions().visit(ast.parse(source, path)))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SyntaxWarning)  # "'str' object is not callable"
-        code = compile(tree, path, "exec", dont_inherit=True)
-    return _bind_checked(code)
-
-
-def _bind_checked(code):
-    consts = tuple(_checked_assertion if type(c) is str and c == _CHECKED
-                   else _bind_checked(c) if type(c) is type(code) else c
-                   for c in code.co_consts)
-    return code.replace(co_consts=consts)
+    return _with_constants(_compiled(tree, path), {_CHECKED: _checked_assertion})
 
 
 class _PristineTests:
