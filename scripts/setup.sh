@@ -10,6 +10,9 @@ want_test=0
 
 apt_packages=()
 command -v bwrap >/dev/null || apt_packages+=(bubblewrap)
+# llama.cpp compiles from source
+command -v g++ >/dev/null || apt_packages+=(g++)
+command -v make >/dev/null || apt_packages+=(make)
 # the HTML report test opens the report in a real headless browser
 [ $want_test = 1 ] && ! command -v chromium >/dev/null && apt_packages+=(chromium)
 if [ ${#apt_packages[@]} -gt 0 ]; then
@@ -22,9 +25,15 @@ if [ ${#apt_packages[@]} -gt 0 ]; then
   fi
 fi
 
-# llama-cpp-python compiles from source once (about 10 minutes on 2 cores); pip caches the wheel.
-export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
+bash scripts/build_llama.sh
+
 extras=""
 [ $want_test = 1 ] && extras="[test]"
 python3 -m pip install --disable-pip-version-check -q -e ".${extras}"
+
+# Prove the runtime generates, in a child process (a crash there cannot take setup down).
+if ! python3 -m codetrial doctor --runtime-only; then
+  echo "setup: the llama.cpp runtime does not generate on this machine (see above)" >&2
+  exit 1
+fi
 echo "setup: done"

@@ -271,12 +271,22 @@ def write_atomically(path: Path, text: str) -> None:
 
 
 @app.command()
-def doctor() -> None:
-    """Say which sandbox mode is active and why, and where the model and the store are."""
-    from codetrial.doctor import checks
+def doctor(
+    runtime_only: Annotated[bool, typer.Option(
+        "--runtime-only", help="Only check that the embedded model generates.")] = False,
+) -> None:
+    """Check the sandbox, the embedded model's runtime (it must generate, in a child process),
+    the store. Exits 1 when a check that a run needs fails."""
+    from codetrial.doctor import checks, runtime_checks
 
-    for name, ok, detail in checks(home()):
-        out.print(f"[{'green' if ok else 'yellow'}]{'ok ' if ok else 'warn'}[/] {name}: {detail}")
+    results = runtime_checks() if runtime_only else checks(home())
+    for check in results:
+        colour, word = ("green", "ok  ") if check.ok else (
+            ("red", "FAIL") if check.required else ("yellow", "warn"))
+        out.print(f"[{colour}]{word}[/] {check.name}: {check.detail}", highlight=False,
+                  soft_wrap=True)
+    if any(c.required and not c.ok for c in results):
+        raise typer.Exit(1)
 
 
 def main() -> None:

