@@ -186,7 +186,7 @@ def test_tests_run_from_their_pristine_copy_with_skips_and_subtests(sandbox, tmp
 
 
 @pytest.mark.parametrize("trick,verdict", [
-    ("import unittest\nraise unittest.SkipTest('no')", "failed"),
+    ("import unittest\nraise unittest.SkipTest('no')", "error"),  # not unittest's, over there
     ("import unittest.case\nraise unittest.case._ShouldStop()", "error"),
 ])
 def test_leaving_a_subtest_early_is_not_a_pass(sandbox, tmp_path, trick, verdict):
@@ -200,14 +200,14 @@ def test_leaving_a_subtest_early_is_not_a_pass(sandbox, tmp_path, trick, verdict
     assert rows["test_in_subtests"] == verdict and rows["test_alice"] == "passed"
 
 
-def test_tampering_is_named(sandbox, tmp_path):
+def test_tampering_changes_nothing_and_is_named(sandbox, tmp_path):
+    """unittest patched in the model's own process: the tests' process never sees it."""
     suite, task = two_module_exercise(tmp_path)
     code = "import unittest\nunittest.TestCase.assertEqual = lambda *a, **k: None\n" + (
         RIGHT.replace("One for", "None for"))
     result = grade_files(sandbox, suite, task, code)
     assert result.verdict == Verdict.FAILED
-    messages = " ".join(t.message for t in result.tests)
-    assert "changed unittest.case.TestCase.assertEqual" in messages
+    assert "patch:unittest.case.TestCase.assertEqual" in result.details["tried"]
 
 
 SELF_UNDOING = """
@@ -232,8 +232,7 @@ def test_a_patch_that_undoes_itself_inside_the_assertion_is_caught(sandbox, tmp_
     result = grade_files(sandbox, suite, task, SELF_UNDOING)
     rows = {t.name.split(".")[-1]: t.verdict for t in result.tests}
     assert result.verdict != Verdict.PASSED and rows["test_in_subtests"] != "passed", rows
-    messages = " ".join(t.message for t in result.tests)
-    assert "changed unittest.case.TestCase.assertEqual" in messages, messages
+    assert "patch:unittest.case.TestCase.assertEqual" in result.details["tried"]
 
 
 CALLBACK_TEST = """

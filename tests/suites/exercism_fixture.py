@@ -58,19 +58,20 @@ class AreaTest(unittest.TestCase):
 }
 
 
-def make_exercises(root: Path, layout: str = "flat", names: list[str] | None = None) -> Path:
+def make_exercises(root: Path, layout: str = "flat", names: list[str] | None = None,
+                   exercises: dict | None = None) -> Path:
     """layout: flat (DIR/<slug>), track (DIR/exercises/practice/<slug>), multi
-    (DIR/python/exercises/practice/<slug>). Returns the DIR to pass as --path."""
+    (DIR/python/exercises/practice/<slug>). Returns the DIR to pass as --path. `exercises`:
+    other specs of the same shape (a "support" entry: helper files the tests import)."""
     base = {"flat": root, "track": root / "exercises" / "practice",
             "multi": root / "python" / "exercises" / "practice"}[layout]
-    for slug, spec in EXERCISES.items():
+    for slug, spec in (EXERCISES if exercises is None else exercises).items():
         if names and slug not in names:
             continue
         ex = base / slug
-        for folder, files in (("", spec["solution"]), ("", spec["test"]),
-                              ("", spec["example"])):
+        for files in (spec["solution"], spec["test"], spec["example"], spec.get("support", {})):
             for rel, text in files.items():
-                write(ex / folder / rel, text)
+                write(ex / rel, text)
         for rel, text in spec["docs"].items():
             write(ex / ".docs" / rel, text)
         config = {"files": {"solution": list(spec["solution"]), "test": list(spec["test"]),

@@ -1,107 +1,319 @@
-"""Unit tests of a code-editing task, run so that the code under test cannot fake their outcome.
+"""Unit tests of a code-editing task, run apart from the code they test.
 
 Standalone (stdlib and our other preloaded modules): every sandbox worker preloads it as
-`codetrial_unittest`, and an editing suite's program is `run_unittests([test modules])`.
+`codetrial_unittest`, and an editing suite's program is `run_unittests(tests, solution)`.
 
-The program's own process, the judge, never runs the model's code. Before any of it exists, the
-judge reads the pristine test files, lists the tests they define, and forks a test process, where
-the model's code is first imported (by the tests). The judge alone holds the sandbox's result
-channel and decides each test's verdict, from records the test process sends it:
-
-- records are signed by an audit hook (codetrial_guard) that holds the key and signs only what
-  trusted code reports, after checking that nothing the tests rely on was changed;
-- a test passes only when its method returned normally ("completed", recorded right after the
-  call) and nothing failed, errored or skipped in it; a test the files define that never reports
-  fails, so skipping, stopping early or exiting (os._exit, sys.exit) cannot pass anything;
-- unittest's test-part executor is replaced by one that swallows nothing (no expected failures,
-  no _ShouldStop), and comparing assertions let a plain expected value say what equal means;
-- the tests are compiled from the judge's copy, so rewriting a test file changes nothing.
-
-- each `self.assert*(...)`/`self.fail*(...)` call in the test files is checked first: a patch
-  made while its arguments were evaluated, meant to undo itself inside the assertion, is caught.
-
-What this cannot stop: an object of the model's that lies when a test compares it with another
-object of the model's, or a patch that undoes itself and acts on an assertion reached some other
-way (an alias of the method, a helper outside the test class). Tests that call one function with
-data are better judged by value (see codetrial_judge, suites/grading.py).
+The program's own process is the tests' process, and it never runs the model's code. It reads
+the test files (and the helper modules they import) into memory and removes them from the disk,
+makes itself undumpable, and starts the subject (codetrial_subject): a fresh interpreter in the
+working directory, which now holds only the solution and the files that are not tests. The tests
+then run with plain unittest, unchanged; `import bob` gives them a proxy of the subject's module
+(codetrial_proxy), so every call of the model's code happens in the subject, and what comes back
+is a copy of plain data or a handle. Nothing of the tests (files, frames, constants, sources)
+is within the model's reach, so this process's records are the verdicts: `__results__` holds
+{"tests": [[id, verdict, message], ...], "tried": [what the subject tried (codetrial_audit)]}.
+A test the files define that never reports is an error; one skipped by a decorator is left out.
 """
 
 from __future__ import annotations
 
 import ast
-import contextlib
-import hashlib
-import hmac
+import importlib.util
+import linecache
 import os
-import select
-import struct
+import signal
 import sys
-import traceback
 import unittest
-import unittest.case
-import unittest.mock  # noqa: F401 - here before the snapshot: unittest would add it lazily
 
-import codetrial_guard as guard
 import codetrial_judge as judge
 import codetrial_plain as plain
+import codetrial_proxy as proxy
+import codetrial_subject as subject
 
 __unittest = True  # tracebacks unittest prints leave out this module's frames, as its own
-_SEQ = struct.Struct(">I")
-INTEGRITY = guard.INTEGRITY
+MAX_MESSAGE = 2000
 
 
-# ---------------------------------------------------------------- the judge's side
-
-
-class TestsEnded(Exception):
-    """The test process ended before every test had run."""
-
-
-def run_unittests(modules: list[str]) -> None:
-    """Run the tests of `modules` apart from the judge; `__results__` gets [id, verdict, message]
-    for every test. A test module that cannot be imported is re-raised here (as SyntaxError,
-    ImportError ...), so the program ends as it would have without the judge."""
+def run_unittests(modules: list[str], solution: list[str] | None = None) -> None:
+    """Run the tests of `modules` (module names) against the solution files `solution` (paths;
+    None: every other .py file of the directory); `__results__` gets the rows and what was
+    tried. A test module that cannot be imported is re-raised here (as SyntaxError, ImportError
+    ...), so the program ends as it would have without the proxies."""
+    workdir = os.getcwd()
     sources = {name: _read_source(name) for name in modules}
     expected, skippable = expected_tests(sources)
+    names = _solution_modules(workdir, solution, set(modules))
+    support = _support(sources, names, solution or [])
+    kept = _imported_by_solution(solution or [], set(support))
+    for path in [p for p, _ in sources.values()] + [p for m, (p, _) in support.items()
+                                                     if m not in kept]:
+        os.unlink(path)
     judge.undumpable()
-    pid, inp, out = judge.fork_subject(_test_process, sources)
-    os.close(out)
-    records = collect(pid, inp)
-    os.close(inp)
-    last = records[-1]["kind"] if records else None
-    if last not in ("done", "forged") or any(r["kind"] == "load-error" for r in records):
-        _ended_early(pid, records)
-    if last == "forged":  # stop it: what it says from now on counts for nothing
-        _kill(pid)
-    sys.modules["__main__"].__results__ = verdict_rows(expected, skippable, records)
-
-
-def _ended_early(pid: int, records: list[dict]) -> None:
-    """A test module would not import, or the test process went quiet before "done": say why,
-    as the program's own error (what the program would have raised without the judge)."""
-    load_errors = [r for r in records if r["kind"] == "load-error"]
-    if load_errors:
-        sys.stderr.write(load_errors[0]["message"])
-        raise plain.exception_named(load_errors[0]["test"], "a test module could not be imported")
-    if not _has_exited(pid):  # it closed its channel and carries on
-        _kill(pid)
-        raise TestsEnded("the test process closed its channel before every test had run")
-    status = judge.die_like(pid)  # a CPU-time or memory kill ends this program the same way
-    raise TestsEnded(f"the test process ended (status {status}) before every test had run")
-
-
-def _kill(pid: int) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    pid, inp, out = subject.start(workdir, sorted(p for p, _ in sources.values()))
+    conn = _Tests(inp, out)
+    sys.path[:] = [p for p in sys.path if p not in ("", ".", workdir)]
+    sys.meta_path.insert(0, _Finder(workdir, {**sources, **support}, names, conn))
     try:
-        os.kill(pid, 9)
-        os.waitpid(pid, 0)
-    except OSError:
-        pass
+        result = _run(list(sources), conn)
+        _finish(conn)
+    finally:
+        _stop(pid, inp, out)
+    rows = verdict_rows(expected, skippable, result.records)
+    sys.modules["__main__"].__results__ = {"tests": rows, "tried": list(conn.tried)}
 
 
 def _read_source(module: str) -> tuple[str, str]:
     path = module.replace(".", "/") + ".py"
     with open(path, encoding="utf-8") as fh:
         return path, fh.read()
+
+
+def _module_name(path: str) -> str:
+    name = path[:-3] if path.endswith(".py") else path
+    name = name[: -len("/__init__")] if name.endswith("/__init__") else name
+    return name.replace("/", ".")
+
+
+def _solution_modules(workdir: str, solution: list[str] | None, tests: set[str]) -> set[str]:
+    """Top-level module names the subject serves."""
+    if solution is None:
+        solution = [e for e in os.listdir(workdir) if e.endswith(".py") or os.path.isfile(
+            os.path.join(workdir, e, "__init__.py"))]
+    found = {_module_name(p).split(".")[0] for p in solution if p.endswith(".py") or "." not in p}
+    return found - tests
+
+
+def _imports(source: str) -> set[str]:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def _support(sources: dict, solution: set[str], paths: list[str]) -> dict[str, tuple[str, str]]:
+    """Helper modules of the directory that the tests import (test_utils.py), transitively:
+    they run on the tests' side, from memory."""
+    support: dict[str, tuple[str, str]] = {}
+    todo = [src for _, src in sources.values()]
+    while todo:
+        for name in _imports(todo.pop()):
+            path = name + ".py"
+            if name in solution or name in sources or name in support or path in paths:
+                continue
+            if os.path.isfile(path):
+                support[name] = _read_source(name)
+                todo.append(support[name][1])
+    return support
+
+
+def _imported_by_solution(solution: list[str], support: set[str]) -> set[str]:
+    """Helper modules the solution imports too: they stay on the disk for the subject."""
+    kept: set[str] = set()
+    for path in solution:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                kept |= _imports(fh.read()) & support
+        except (OSError, UnicodeDecodeError):
+            continue
+    return kept
+
+
+class _Tests(proxy.Connection):
+    """The tests' end: it gathers what the subject says it saw tried, and runs the subject's
+    calls back under frames that look like the subject's (inspect.stack() in a callback)."""
+
+    def __init__(self, inp: int, out: int) -> None:
+        super().__init__(inp, out, guarded=True, name="the code under test")
+        self.tried: dict[str, None] = {}
+        self.on_message = self._gather
+        self.around_call = lambda frames, target, args, kwargs: proxy.call_under(
+            frames, target, *args, **kwargs)
+
+    def _gather(self, message: dict) -> None:
+        items = message.get("tried")
+        for item in items if type(items) is list else ():
+            if len(self.tried) < 50:
+                self.tried.setdefault(str(item)[:160], None)
+
+    def _check_name(self, name: object, writing: bool = False) -> None:
+        try:
+            super()._check_name(name, writing)
+        except AttributeError:
+            self.tried.setdefault(f"introspection:{'set' if writing else 'get'} "
+                                  f"{str(name)[:60]} of a test object", None)
+            raise
+
+
+class _Finder:
+    """Test and helper modules from memory (their files are gone); the solution's modules as
+    proxies of the subject's."""
+
+    def __init__(self, workdir: str, sources: dict, solution: set[str], conn: _Tests) -> None:
+        self.workdir, self.solution, self.conn = workdir, solution, conn
+        self.sources = {name: (os.path.join(workdir, path), text)
+                        for name, (path, text) in sources.items()}
+        for path, text in self.sources.values():
+            linecache.cache[path] = (len(text), None, text.splitlines(True), path)
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> object:
+        if name in self.sources:
+            return importlib.util.spec_from_loader(name, self, origin=self.sources[name][0])
+        if name.split(".")[0] in self.solution:
+            spec = importlib.util.spec_from_loader(name, self, is_package=True)
+            spec.submodule_search_locations = []
+            return spec
+        return None
+
+    def create_module(self, spec: object) -> object:
+        if spec.name in self.sources:
+            return None
+        handle = self.conn.request("import", spec.name)
+        return proxy.remote_module(self.conn, spec.name, handle)
+
+    def exec_module(self, module: object) -> None:
+        if module.__name__ in self.sources:
+            path, text = self.sources[module.__name__]
+            module.__file__ = path
+            exec(compile(text, path, "exec", dont_inherit=True), module.__dict__)
+
+
+def _run(modules: list[str], conn: _Tests) -> _Recording:
+    suite = unittest.TestSuite()
+    for name in modules:
+        try:
+            suite.addTests(unittest.defaultTestLoader.loadTestsFromModule(
+                importlib.import_module(name)))
+        except BaseException as exc:  # noqa: BLE001 - re-raised below, as the program's error
+            _prune(exc)
+            import traceback
+
+            traceback.print_exception(type(exc), exc, exc.__traceback__)
+            raise plain.exception_named(type(exc).__name__, _text(exc)) from None
+    runner = unittest.TextTestRunner(stream=sys.stderr, verbosity=2, resultclass=_Recording)
+    return runner.run(suite)
+
+
+def _text(exc: BaseException) -> str:
+    try:
+        return str(exc)[:MAX_MESSAGE]
+    except Exception:  # noqa: BLE001
+        return type(exc).__name__
+
+
+def _finish(conn: _Tests) -> None:
+    """One last exchange, so that what the subject tried since its last reply arrives."""
+    try:
+        conn.request("ping")
+    except proxy.ProxyError:
+        pass
+
+
+def _stop(pid: int, inp: int, out: int) -> None:
+    for fd in (out, inp):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except OSError:
+        pass
+
+
+def _prune(exc: BaseException | None, seen: set | None = None) -> None:
+    """Drop the proxy machinery's frames from a traceback (and its causes'): what is left reads
+    as if the model's code had run in the test's process."""
+    seen = set() if seen is None else seen
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        first = exc.__traceback__
+        while first is not None and proxy.PROXY_MARK in first.tb_frame.f_globals:
+            first = first.tb_next
+        tb = first
+        while tb is not None:
+            nxt = tb.tb_next
+            while nxt is not None and proxy.PROXY_MARK in nxt.tb_frame.f_globals:
+                nxt = nxt.tb_next
+            tb.tb_next = nxt
+            tb = nxt
+        exc.__traceback__ = first
+        _prune(exc.__cause__, seen)
+        exc = exc.__context__
+
+
+class _Recording(unittest.TextTestResult):
+    """unittest's text result, which also keeps each test's outcome: id -> [verdict, text]."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.records: dict[str, list[str]] = {}
+
+    def _record(self, test: unittest.TestCase, verdict: str, text: str = "") -> None:
+        record = self.records.setdefault(test.id(), [verdict, ""])
+        if _RANK[verdict] > _RANK[record[0]]:
+            record[0] = verdict
+        if text:
+            record[1] = (record[1] + "\n" + text).strip()[-MAX_MESSAGE:]
+
+    def addSuccess(self, test: unittest.TestCase) -> None:  # noqa: N802 - unittest's name
+        super().addSuccess(test)
+        self._record(test, "passed")
+
+    def addFailure(self, test: unittest.TestCase, err: tuple) -> None:  # noqa: N802
+        _prune(err[1])
+        super().addFailure(test, (err[0], err[1], err[1].__traceback__))
+        self._record(test, "failed", self.failures[-1][1])
+
+    def addError(self, test: unittest.TestCase, err: tuple) -> None:  # noqa: N802
+        _prune(err[1])
+        super().addError(test, (err[0], err[1], err[1].__traceback__))
+        self._record(test, "error", self.errors[-1][1])
+
+    def addSubTest(self, test, subtest, err) -> None:  # noqa: N802
+        if err is not None:
+            _prune(err[1])
+            err = (err[0], err[1], err[1].__traceback__)
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            failed = issubclass(err[0], test.failureException)
+            listed = self.failures if failed else self.errors
+            self._record(test, "failed" if failed else "error", listed[-1][1] if listed else "")
+
+    def addSkip(self, test: unittest.TestCase, reason: str) -> None:  # noqa: N802
+        super().addSkip(test, reason)
+        self._record(test, "skipped", reason)
+
+    def addExpectedFailure(self, test: unittest.TestCase, err: tuple) -> None:  # noqa: N802
+        super().addExpectedFailure(test, err)
+        self._record(test, "skipped", "expected failure")
+
+    def addUnexpectedSuccess(self, test: unittest.TestCase) -> None:  # noqa: N802
+        super().addUnexpectedSuccess(test)
+        self._record(test, "failed", "unexpected success")
+
+
+_RANK = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
+
+
+def verdict_rows(expected: list[str], skippable: set[str], records: dict) -> list[list]:
+    """[test id, verdict, message] per test the files define (and any other that reported);
+    skipped tests are left out, a defined test that never reported is an error."""
+    rows = []
+    for test in [*expected, *(t for t in records if t not in expected)]:
+        verdict, message = records.get(test) or (
+            ("skipped", "") if test in skippable else ("error", "the test did not run"))
+        if verdict != "skipped":
+            rows.append([test, verdict, message[-MAX_MESSAGE:]])
+    return rows
 
 
 def expected_tests(sources: dict[str, tuple[str, str]]) -> tuple[list[str], set[str]]:
@@ -161,314 +373,3 @@ def _skips(node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
                for d in node.decorator_list)
 
 
-def collect(pid: int, fd: int) -> list[dict]:
-    """Verified records until "done", end of file, or the test process's exit. A record that
-    fails verification ends the collection with an integrity record."""
-    reader = _Reader(fd, pid)
-    key = reader.frame()
-    if key is None or len(key) != 32:
-        return []
-    records: list[dict] = []
-    expected_seq = 1
-    while (frame := reader.frame()) is not None:
-        record = _verify(frame, key, expected_seq)
-        records.append(record)
-        if record["kind"] in ("done", "forged"):
-            break
-        expected_seq += 1
-    return records
-
-
-def _verify(frame: bytes, key: bytes, seq: int) -> dict:
-    """A record is `seq, MAC, kind NUL test NUL message`, signed by the test process's hook."""
-    head, mac, payload = frame[:4], frame[4:20], frame[20:]
-    good = hashlib.blake2b(head + payload, key=key, digest_size=16).digest()
-    parts = payload.decode("utf-8", "replace").split("\x00")
-    signed = len(frame) >= 20 and hmac.compare_digest(mac, good)
-    if not signed or _SEQ.unpack(head)[0] != seq or len(parts) != 3:
-        return {"kind": "forged", "test": INTEGRITY,
-                "message": "the test process sent a record that the runner did not sign"}
-    return dict(zip(("kind", "test", "message"), parts, strict=True))
-
-
-class _Reader:
-    """Frames from the test process; end of file also when it has exited and its pipe is idle
-    (a child it left behind may hold the pipe open)."""
-
-    def __init__(self, fd: int, pid: int) -> None:
-        self.fd, self.pid, self.buf, self.exited = fd, pid, b"", False
-
-    def frame(self) -> bytes | None:
-        head = self._take(4)
-        if head is None:
-            return None
-        (size,) = struct.unpack(">I", head)
-        return self._take(size) if size <= 64 << 20 else None
-
-    def _take(self, n: int) -> bytes | None:
-        while len(self.buf) < n:
-            chunk = self._read()
-            if not chunk:
-                return None
-            self.buf += chunk
-        data, self.buf = self.buf[:n], self.buf[n:]
-        return data
-
-    def _read(self) -> bytes:
-        while True:
-            if select.select([self.fd], [], [], 0.0 if self.exited else 0.2)[0]:
-                return os.read(self.fd, 1 << 16)
-            if self.exited:
-                return b""
-            self.exited = _has_exited(self.pid)
-
-
-def _has_exited(pid: int) -> bool:
-    try:
-        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-    except ChildProcessError:
-        return True
-
-
-def verdict_rows(expected: list[str], skippable: set[str], records: list[dict]) -> list[list]:
-    """[test id, verdict, message] per test; integrity problems as one more failing row."""
-    by_test: dict[str, list[dict]] = {}
-    for record in records:
-        if record["kind"] not in ("done", "alarm", "forged"):
-            by_test.setdefault(str(record.get("test")), []).append(record)
-    rows = []
-    for test in [*expected, *(t for t in by_test if t not in expected)]:
-        verdict, message = _verdict(by_test.get(test, []), test in skippable)
-        if verdict != "skipped":
-            rows.append([test, verdict, message[-2000:]])
-    problems = [r["message"] for r in records if r["kind"] in ("alarm", "forged")]
-    if problems:
-        rows.append([INTEGRITY, "error", "; ".join(dict.fromkeys(problems))[:2000]])
-    return rows
-
-
-def _verdict(records: list[dict], skippable: bool) -> tuple[str, str]:
-    kinds = [r["kind"] for r in records]
-    text = "\n".join(str(r.get("message", "")) for r in records if r.get("message"))
-    for kind in ("tampered", "error", "failed"):
-        if kind in kinds:
-            return ("error" if kind == "tampered" else kind), text
-    if "skipped" in kinds:
-        return ("skipped", text) if skippable else ("failed", "skipped at run time: " + text)
-    if "completed" in kinds:
-        return "passed", ""
-    return ("skipped", "") if skippable else ("error", "the test did not run to its end")
-
-
-# ---------------------------------------------------------------- the test process
-
-
-def _test_process(to_judge: int, from_judge: int, sources: dict[str, tuple[str, str]]) -> None:
-    os.close(from_judge)
-    codes = {name: compile_checked(src, path) for name, (path, src) in sources.items()}
-    _use_trusted_parts()
-    sys.meta_path.insert(0, _PristineTests(codes, sources))
-    guard.install(to_judge, codes)
-    suite = _load(list(codes))
-    sys.audit("codetrial.loaded", suite)
-    unittest.TextTestRunner(stream=sys.stderr, verbosity=2).run(suite)
-    sys.audit("codetrial.done")
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
-
-
-def _load(modules: list[str]) -> unittest.TestSuite:
-    suite = unittest.TestSuite()
-    for name in modules:
-        try:
-            suite.addTests(unittest.defaultTestLoader.loadTestsFromName(name))
-        except BaseException as exc:  # noqa: BLE001 - reported to the judge, which re-raises it
-            text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-            sys.audit("codetrial.record", "load-error", type(exc).__name__, text)
-    return suite
-
-
-# A test's `self.assertX(...)` is compiled as a call of `_checked_assertion`, a constant of the
-# code (no name to look up, so nothing to patch): the guard checks everything the tests rely on
-# before each assertion runs. A patch the code under test made while the arguments were evaluated
-# is still in place then, even one meant to undo itself inside the assertion.
-_CHECKED = "\x00codetrial: checked assertion"
-
-
-_CHECKED_ASSERTION = """
-def _checked_assertion(self, name, /, *args, **kwargs):
-    "\\x00audit"("codetrial.record", "check", self)  # the guard raises an alarm on any change
-    return "\\x00getattr"(self, name)(*args, **kwargs)
-"""
-
-
-def _compiled(source: object, path: str) -> object:
-    """compile(), quiet about the placeholder strings called below ("'str' is not callable")."""
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SyntaxWarning)
-        return compile(source, path, "exec", dont_inherit=True)
-
-
-def _with_constants(code: object, constants: dict) -> object:
-    """`code` (and the code nested in it) with the placeholder strings in `constants` replaced by
-    their values, as constants: a call of one looks up no name, so nothing can patch it (and a
-    function's code cannot be replaced while tests run: the guard refuses it)."""
-    consts = tuple(constants.get(c, c) if type(c) is str
-                   else _with_constants(c, constants) if type(c) is type(code) else c
-                   for c in code.co_consts)
-    return code.replace(co_consts=consts)
-
-
-def _function(source: str, constants: dict) -> object:
-    """The function `source` defines, its placeholder calls bound (see `_with_constants`)."""
-    import types
-
-    module = _compiled(source, __file__)
-    code = next(c for c in module.co_consts if type(c) is type(module))
-    return types.FunctionType(_with_constants(code, constants), {"__builtins__": {}})
-
-
-_checked_assertion = _function(_CHECKED_ASSERTION,
-                              {"\x00audit": sys.audit, "\x00getattr": getattr})
-
-
-class _CheckAssertions(ast.NodeTransformer):
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        self.generic_visit(node)
-        func = node.func
-        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-                and func.value.id == "self" and func.attr.startswith(("assert", "fail"))):
-            call = ast.Call(ast.Constant(_CHECKED), [func.value, ast.Constant(func.attr),
-                                                     *node.args], node.keywords)
-            return ast.copy_location(call, node)
-        return node
-
-
-def compile_checked(source: str, path: str) -> object:
-    """The test file's code, with its assertions checked (see `_checked_assertion`)."""
-    tree = ast.fix_missing_locations(_CheckAssertions().visit(ast.parse(source, path)))
-    return _with_constants(_compiled(tree, path), {_CHECKED: _checked_assertion})
-
-
-class _PristineTests:
-    """Imports the test modules from the judge's copy of their source, not from the disk."""
-
-    def __init__(self, codes: dict, sources: dict) -> None:
-        self.codes, self.paths = dict(codes), {n: p for n, (p, _) in sources.items()}
-        import linecache
-
-        for _, (path, source) in sources.items():
-            linecache.cache[path] = (len(source), None, source.splitlines(True), path)
-
-    def find_spec(self, name: str, path: object = None, target: object = None) -> object:
-        if name not in self.codes:
-            return None
-        import importlib.util
-
-        return importlib.util.spec_from_loader(name, self, origin=self.paths[name])
-
-    def create_module(self, spec: object) -> None:
-        return None
-
-    def exec_module(self, module: object) -> None:
-        module.__file__ = self.paths[module.__name__]
-        exec(self.codes[module.__name__], module.__dict__)
-
-
-# The two places where unittest could be steered without leaving a trace: an exception the test
-# raised being swallowed (as an expected failure, or as _ShouldStop), and a test method's return.
-
-
-@contextlib.contextmanager
-def _test_part(self, test_case, subTest=False):  # noqa: N803 - unittest's signature
-    """unittest's testPartExecutor, recording every failure itself and swallowing none."""
-    old_success = self.success
-    self.success = True
-    try:
-        yield
-    except KeyboardInterrupt:
-        raise
-    except unittest.SkipTest as exc:
-        self.success = False
-        _record_outcome("skipped", test_case, str(exc))
-        unittest.case._addSkip(self.result, test_case, str(exc))
-    except BaseException:
-        exc_info = sys.exc_info()
-        self.success = False
-        failed = issubclass(exc_info[0], test_case.failureException)
-        _record_outcome("failed" if failed else "error", test_case, _format(exc_info, test_case))
-        _report_to_result(self.result, test_case, exc_info, subTest)
-        exc_info = None
-    finally:
-        self.success = self.success and old_success
-
-
-def _record_outcome(kind: str, test_case: object, message: str) -> None:
-    sys.audit("codetrial.record", kind, test_case, message)
-
-
-def _format(exc_info: tuple, test_case: object) -> str:
-    """The traceback as unittest prints it (without its frames, nor ours)."""
-    try:
-        return unittest.TestResult()._exc_info_to_string(exc_info, test_case)[-2000:]
-    except BaseException:  # noqa: BLE001 - a hostile exception may not even print
-        return exc_info[0].__name__
-
-
-def _report_to_result(result: object, test_case: object, exc_info: tuple, sub: bool) -> None:
-    """For the text the runner prints; verdicts come from the records alone."""
-    try:
-        if sub:
-            result.addSubTest(test_case.test_case, test_case, exc_info)
-        else:
-            unittest.case._addError(result, test_case, exc_info)
-    except Exception:  # noqa: BLE001
-        pass
-
-
-def _call_test_method(self, method) -> None:
-    """unittest's _callTestMethod, then a "completed" record: the method returned normally."""
-    method()
-    sys.audit("codetrial.record", "completed", self, method)
-
-
-# Assertions that compare two values: each lets a plain value (the expected one, as a rule) say
-# what equal, in or less means. Compared with a plain value, another object counts for the plain
-# data it holds (see codetrial_plain) and is not asked, so an __eq__ that always says yes, or a
-# str subclass that lies, passes nothing. Two objects of the model's still compare themselves.
-_COMPARING = ("assertEqual", "assertNotEqual", "assertAlmostEqual", "assertNotAlmostEqual",
-              "assertSequenceEqual", "assertListEqual", "assertTupleEqual", "assertSetEqual",
-              "assertDictEqual", "assertCountEqual", "assertMultiLineEqual", "assertIn",
-              "assertNotIn", "assertGreater", "assertGreaterEqual", "assertLess",
-              "assertLessEqual")
-
-
-def _by_plain_values(original):
-    def comparing(self, first, second, *args, **kwargs):
-        if plain.is_plain(first) != plain.is_plain(second):
-            first, second = plain.as_plain(first), plain.as_plain(second)
-        return original(self, first, second, *args, **kwargs)
-
-    comparing.__name__ = original.__name__
-    return comparing
-
-
-def _class_set_up(original):
-    """unittest's _handleClassSetUp, then a "class-ready" record: what setUpClass stored on the
-    class (`cls.expected = ...`) is the test's data, not a change by the code under test."""
-    def handle(self, test, result):
-        original(self, test, result)
-        sys.audit("codetrial.record", "class-ready", type(test))
-
-    return handle
-
-
-def _use_trusted_parts() -> None:
-    unittest.case._Outcome.testPartExecutor = _test_part
-    unittest.TestCase._callTestMethod = _call_test_method
-    unittest.TestSuite._handleClassSetUp = _class_set_up(unittest.TestSuite._handleClassSetUp)
-    for name in _COMPARING:
-        setattr(unittest.TestCase, name, _by_plain_values(getattr(unittest.TestCase, name)))

@@ -153,6 +153,9 @@ def command(bwrap: str, worker_file: str, config: str, *, uid: int | None, tmpfs
              "--perms", "1777", "--size", str(shm_mb << 20), "--tmpfs", "/dev/shm",
              "--perms", "0755", "--size", str(tmpfs_mb << 20), "--tmpfs", "/tmp"]
     args += system_binds() + python_binds() + etc_binds(uid)
+    if modules:  # readable by programs: a subject interpreter loads them from there
+        args += ["--perms", "0755", "--dir", os.path.dirname(MODULE_DIR),
+                 "--perms", "0755", "--dir", MODULE_DIR]
     for name, host_path in (modules or {}).items():
         args += ["--ro-bind", host_path, module_path(name)]
     args += ["--ro-bind", worker_file, WORKER_PATH, "--chdir", "/", "--",

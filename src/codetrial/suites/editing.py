@@ -2,10 +2,11 @@
 
 Grading copies the exercise as it was shipped and then overwrites only the solution files with
 the model's versions, so a model-written conftest.py, sitecustomize.py or edited test file never
-reaches the run. Tests run with unittest in a warm forked sandbox child (no interpreter start),
-through the sandbox's guarded runner (sandbox/_unittest.py): the model's code runs in a process
-apart from the one that reports, every test's outcome is signed where it happens, and a test the
-files define that does not pass, for whatever reason, is not a pass.
+reaches the run. Tests run with plain unittest in a warm forked sandbox child, and the model's
+code in a fresh interpreter beside it that never sees the tests (sandbox/_unittest.py): the
+tests reach it through proxies. A test the files define that does not pass, for whatever reason,
+is not a pass; what the model's code tried (reading the tests, introspecting frames, patching
+unittest) is in `Grade.details["tried"]` and never changes the verdict.
 """
 
 from __future__ import annotations
@@ -77,14 +78,18 @@ class EditSuite(Suite):
             return await grade_by_value(check, files.get(path, stub), sandbox, self.limits())
         workdir = dict(self.pristine_files(task))
         workdir.update({p: files[p] for p in self.edit_files(task) if p in files})
-        program = judged_program("run_unittests", self.test_modules(task), module=UNITTEST_MODULE)
+        program = judged_program("run_unittests", self.test_modules(task), sorted(stubs),
+                                 module=UNITTEST_MODULE)
         outcome = await sandbox.run(Program(code=program, files=workdir), self.limits())
-        tests = _test_results(outcome.report)
+        report = outcome.report if isinstance(outcome.report, dict) else {}
+        tests = _test_results(report.get("tests"))
         verdict = verdict_of(outcome)
         if verdict == Verdict.PASSED and not (tests and all(t.verdict == Verdict.PASSED
                                                             for t in tests)):
             verdict = Verdict.FAILED
-        return Grade(verdict, tests, failure_text(outcome, limit=20_000), outcome.wall_seconds)
+        tried = [str(t) for t in report.get("tried") or []]
+        return Grade(verdict, tests, failure_text(outcome, limit=20_000), outcome.wall_seconds,
+                     details={"tried": tried} if tried else {})
 
     def summarize(self, samples: list[Sample]) -> dict[str, Any]:
         from codetrial.metrics.editing import edit_figures

@@ -64,23 +64,34 @@ def instructions(exercise: Path) -> str:
     return "\n\n".join(read_text(p).strip() for p in parts if p.is_file())
 
 
+def run_files(exercise: Path) -> dict[str, str]:
+    """The files a test run needs: the exercise's own, without its notes, docs and answers
+    (.meta/, .docs/, .articles/, .approaches/: every dot folder), caches, or binary files."""
+    found = {}
+    for path in sorted(exercise.rglob("*")):
+        parts = path.relative_to(exercise).parts
+        if not path.is_file() or "__pycache__" in parts or any(p.startswith(".") for p in parts):
+            continue
+        try:
+            found["/".join(parts)] = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue  # binary data no Python test of this track reads
+    return found
+
+
 def load_exercise(exercise: Path) -> Task:
     files = read_config(exercise)
 
     def read(rel: str) -> str:
         return read_text(exercise / rel)
 
-    pristine = {str(p.relative_to(exercise)): read_text(p)
-                for p in sorted(exercise.rglob("*"))
-                if p.is_file() and ".meta" not in p.parts and ".docs" not in p.parts
-                and "__pycache__" not in p.parts}
     example = [read(rel) for rel in files["example"]]
     return Task(
         id=exercise.name, suite="exercism", prompt=instructions(exercise),
         data={
             "stubs": {rel: read(rel) for rel in files["solution"]},
             "reference": dict(zip(files["solution"], example, strict=False)),
-            "pristine": pristine,
+            "pristine": run_files(exercise),
             "tests": [Path(rel).with_suffix("").as_posix().replace("/", ".")
                       for rel in files["test"]],
         },

@@ -1,0 +1,102 @@
+"""The subject: a fresh interpreter where the model's code runs, apart from its tests.
+
+Standalone (stdlib, `codetrial_proxy` and `codetrial_audit`): the tests' process starts it with
+`start` (a new `python -I -S`, not a fork, so no memory of the tests' process comes along), in a
+directory that holds only the solution and the files that are not tests, with a clean
+environment and no descriptors but its two pipes and stdout/stderr. It imports the model's modules
+when the tests ask, and answers requests about their objects until the pipes close.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import codetrial_audit as audit
+import codetrial_proxy as proxy
+
+BOOT = """import sys, json, importlib.util as u
+cfg = json.loads(sys.argv[1])
+for name, path in cfg["modules"].items():
+    spec = u.spec_from_file_location(name, path)
+    module = u.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+sys.modules["codetrial_subject"].main(cfg)
+"""
+MODULES = ("codetrial_proxy", "codetrial_audit", "codetrial_subject")
+
+
+def start(workdir: str, tests: list[str]) -> tuple[int, int, int]:
+    """Start a subject in `workdir`; (pid, fd to read its messages, fd to write to it)."""
+    to_subject_r, to_subject_w = os.pipe()
+    from_subject_r, from_subject_w = os.pipe()
+    config = {"inp": 3, "out": 4, "workdir": workdir, "tests": tests,
+              "path": [p for p in sys.path if p and os.path.isabs(p) and p != workdir],
+              "modules": {name: sys.modules[name].__file__ for name in MODULES}}
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": workdir, "TMPDIR": workdir,
+           "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1",
+           "OMP_NUM_THREADS": "1"}
+    actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+               (os.POSIX_SPAWN_DUP2, to_subject_r, 3), (os.POSIX_SPAWN_DUP2, from_subject_w, 4)]
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    argv = [sys.executable, "-I", "-S", "-X", "utf8", "-c", BOOT, json.dumps(config)]
+    pid = os.posix_spawn(sys.executable, argv, env, file_actions=actions)
+    os.close(to_subject_r)
+    os.close(from_subject_w)
+    return pid, from_subject_r, to_subject_w
+
+
+def main(config: dict) -> None:
+    """In the subject: record what is tried, then answer until the tests' process is done."""
+    workdir = config["workdir"]
+    os.chdir(workdir)
+    sys.path[:] = [workdir, *config["path"]]
+    sys.dont_write_bytecode = True
+    ours = tuple(sys.modules[name].__file__ for name in MODULES) + ("<string>",)
+    recorder = audit.install(workdir, list(config["tests"]))
+    try:
+        Served(config["inp"], config["out"], recorder, ours).serve()
+    except BaseException:  # noqa: BLE001 - a fault of ours: say where, for the output
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except BaseException:  # noqa: BLE001, S110
+                pass
+        os._exit(0)
+
+
+class Served(proxy.Connection):
+    """The subject's end: each reply carries what was newly tried; each exception, and each
+    call back into the tests, the model's frames."""
+
+    def __init__(self, inp: int, out: int, recorder: audit.Recorder, ours: tuple) -> None:
+        super().__init__(inp, out, guarded=False, name="the tests' process")
+        self.recorder, self.ours = recorder, ours
+        self.extra = self._tried
+        self.frames_of = self._frames_of
+        self.stack_of = self._stack
+
+    def handle(self, message: dict) -> dict:
+        try:
+            return super().handle(message)
+        finally:
+            self.recorder.check_modules()
+
+    def _tried(self) -> dict:
+        items = self.recorder.drain()
+        return {"tried": items} if items else {}
+
+    def _frames_of(self, exc: BaseException) -> list:
+        with self.recorder.paused():
+            return proxy.frame_list(exc.__traceback__, self.ours)
+
+    def _stack(self) -> list:
+        with self.recorder.paused():
+            return proxy.stack_list(sys._getframe(1), self.ours)
