@@ -14,6 +14,7 @@ from codetrial.models.cache import CachedModel, ResponseCache
 from codetrial.protocols import PROTOCOLS, Protocol, SampleContext, Sampling
 from codetrial.runner.config import RunConfig
 from codetrial.runner.executors import Executor, open_executor
+from codetrial.runner.hidden import hidden_paths
 from codetrial.runner.limiter import AdaptiveLimiter, RateLimitedModel
 from codetrial.store import RunRecord, Store, new_run_id
 from codetrial.suites import Suite, create_suite, select_tasks
@@ -80,7 +81,8 @@ async def execute(
         queue.put_nowait(item)
     sampling = Sampling(plan.config.temperature, plan.config.top_p, plan.config.max_tokens,
                         plan.config.seed)
-    async with open_executor(plan.config, plan.suite.preload) as executor:
+    async with open_executor(plan.config, plan.suite.preload,
+                             hidden_paths(plan.suite)) as executor:
 
         async def worker() -> None:
             while not queue.empty():

@@ -32,8 +32,9 @@ class Executor(Protocol):
 class LocalExecutor:
     """This machine's Sandbox: `workers` warm worker processes."""
 
-    def __init__(self, workers: int, preload: tuple[str, ...] = ()) -> None:
-        self.sandbox = Sandbox(workers=workers, preload=preload)
+    def __init__(self, workers: int, preload: tuple[str, ...] = (),
+                 hidden: tuple[str, ...] = ()) -> None:
+        self.sandbox = Sandbox(workers=workers, preload=preload, hidden=hidden)
         self.capacity = workers
 
     @property
@@ -48,17 +49,18 @@ class LocalExecutor:
 
 
 @asynccontextmanager
-async def open_executor(config: RunConfig, preload: tuple[str, ...] = ()
-                        ) -> AsyncIterator[Executor]:
+async def open_executor(config: RunConfig, preload: tuple[str, ...] = (),
+                        hidden: tuple[str, ...] = ()) -> AsyncIterator[Executor]:
     """The run's executor, started before the first sample and stopped after the last; its
-    workers import `preload` once (the suite's programs would each import them)."""
+    workers import `preload` once (the suite's programs would each import them) and mask
+    `hidden` (the suite's answer keys)."""
     executor: Executor
     if config.executor == "ray":
         from codetrial.runner.ray_executor import RayExecutor
 
-        executor = await RayExecutor.start(config.ray_address, preload=preload)
+        executor = await RayExecutor.start(config.ray_address, preload=preload, hidden=hidden)
     else:
-        executor = LocalExecutor(config.sandbox_workers, preload)
+        executor = LocalExecutor(config.sandbox_workers, preload, hidden)
     try:
         yield executor
     finally:

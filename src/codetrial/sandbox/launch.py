@@ -36,6 +36,7 @@ class Options:
     tmpfs_mb: int = 512
     shm_mb: int = 64
     preload: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = ()  # answer keys masked inside the sandbox (bubblewrap only)
 
 
 @dataclass
@@ -125,12 +126,14 @@ def bubblewrap_launch(bwrap_exe: str, uid: int | None, options: Options) -> Laun
     inside = {name: bwrap.module_path(name) for name in PRELOADED}
     config = _config(uid, True, bwrap.WORKDIR, options, inside)
     argv = bwrap.command(bwrap_exe, worker_file(), config, uid=uid, tmpfs_mb=options.tmpfs_mb,
-                         shm_mb=options.shm_mb, modules=module_files())
+                         shm_mb=options.shm_mb, modules=module_files(),
+                         hidden=options.hidden)
     return Launch(argv=argv, uid=uid, nested=True)
 
 
 def process_launch(uid: int | None, options: Options) -> Launch:
-    """The weak mode: the same worker as a plain process in a private scratch directory."""
+    """The weak mode: the same worker as a plain process in a private scratch directory. It has
+    no mount namespace, so `options.hidden` stays visible (see Sandbox.unmasked)."""
     scratch = tempfile.mkdtemp(prefix="codetrial-sandbox-")
     os.chmod(scratch, 0o711)
     config = _config(uid, False, os.path.join(scratch, "w", "run"), options, module_files())

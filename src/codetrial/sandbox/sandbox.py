@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import queue
 import shutil
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 
-from codetrial.sandbox import launch
+from codetrial.sandbox import bwrap, launch
 from codetrial.sandbox.launch import BUBBLEWRAP, Launch, Options, UidClaim
 from codetrial.sandbox.mode import is_root, resolve_mode
 from codetrial.sandbox.protocol import to_outcome, to_request
@@ -89,14 +90,21 @@ class Sandbox:
 
     `Sandbox(workers=2, mode=None)`; mode None picks bubblewrap when it works (see
     `detect_mode`). Workers start lazily and are replaced when they die or misbehave.
+    `hidden`: paths no program may see (a suite's answer keys); bubblewrap masks those its
+    binds would show, the process mode cannot mask any (`unmasked` lists what stays visible).
     """
 
     def __init__(self, workers: int = 2, mode: str | None = None, *, tmpfs_mb: int = 512,
-                 margin_seconds: float = 5.0, preload: tuple[str, ...] = ()) -> None:
+                 margin_seconds: float = 5.0, preload: tuple[str, ...] = (),
+                 hidden: tuple[str, ...] = ()) -> None:
         if workers < 1:
             raise ValueError("a sandbox needs at least one worker")
         self.mode, self.mode_reason = resolve_mode(mode)
-        options = Options(tmpfs_mb=tmpfs_mb, preload=tuple(preload))
+        self.hidden = tuple(str(p) for p in hidden)
+        if self.unmasked:
+            self.mode_reason += ("; no mount namespace, so these answer keys stay visible: "
+                                 + ", ".join(self.unmasked))
+        options = Options(tmpfs_mb=tmpfs_mb, preload=tuple(preload), hidden=self.hidden)
         spawner = ThreadPoolExecutor(1, thread_name_prefix="codetrial-sandbox-spawn")
         self._slots = [_Slot(self.mode, options, margin_seconds, spawner) for _ in range(workers)]
         self._free: queue.SimpleQueue[_Slot] = queue.SimpleQueue()
@@ -110,6 +118,18 @@ class Sandbox:
     def uids(self) -> list[int]:
         """The uids programs run as (empty when not root): for leak checks."""
         return [slot.uid for slot in self._slots if slot.uid is not None]
+
+    @property
+    def masked(self) -> list[str]:
+        """The hidden paths that programs see empty (bubblewrap mode)."""
+        return bwrap.masked(self.hidden) if self.mode == BUBBLEWRAP else []
+
+    @property
+    def unmasked(self) -> list[str]:
+        """Hidden paths that exist and that programs can still see (the process mode)."""
+        if self.mode == BUBBLEWRAP:
+            return []
+        return [p for p in self.hidden if os.path.exists(p)]
 
     @property
     def worker_pids(self) -> list[int]:

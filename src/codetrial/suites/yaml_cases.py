@@ -50,6 +50,10 @@ class YamlCases(Suite):
         return [Task(id=stem, suite=self.name, prompt=case.context, data=case.to_dict())
                 for stem, case in cases.items()]
 
+    def hidden_paths(self) -> tuple[Path, ...]:
+        """The case files hold canonical solutions and tests."""
+        return (self.directory(),)
+
     def version(self) -> str:
         """A digest of every case file: two runs compare only if they ran the same cases."""
         files = case_files(self.directory())

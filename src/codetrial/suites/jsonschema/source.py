@@ -6,6 +6,7 @@ runs that name the same version grade against the same files.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -39,6 +40,19 @@ def locate(suite_path: str | None) -> SuiteSource:
     if suite_path:
         return SuiteSource(checkout_root(Path(suite_path).expanduser()), f"checkout {suite_path}")
     return SuiteSource(cached_sdist_suite(), f"jsonschema {SDIST_VERSION} sdist")
+
+
+def suite_copies(suite_path: str | None) -> list[Path]:
+    """Every copy of the suite a program could read its expected verdicts from: the user's
+    checkout, the cached sdists, and `json/` beside a jsonschema installed from its sources."""
+    found = [Path(suite_path).expanduser()] if suite_path else []
+    found.append(cache_dir() / "json-schema-test-suite")
+    spec = importlib.util.find_spec("jsonschema")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        beside = Path(location).parent / "json"
+        if (beside / "tests").is_dir():
+            found.append(beside)
+    return found
 
 
 def checkout_root(path: Path) -> Path:

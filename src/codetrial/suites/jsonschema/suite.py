@@ -9,6 +9,7 @@ augment and diagnose (true/false, default true).
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 from codetrial.core import Sample, SchemaVerdict, Task, Verdict
@@ -35,7 +36,7 @@ from codetrial.suites.jsonschema.selection import (
     draft_folder,
     select,
 )
-from codetrial.suites.jsonschema.source import SuiteSource, locate
+from codetrial.suites.jsonschema.source import SuiteSource, locate, suite_copies
 from codetrial.suites.jsonschema.verdicts import results_of, sample_verdict, schema_verdict
 
 OPTIONS = {"draft", "include", "omit", "suite_path", "path", "contender", "augment", "diagnose"}
@@ -96,6 +97,10 @@ class JsonSchemaSuite(Suite):
                 "assert_format": group.assert_format, "remotes": needed,
                 "entry_point": "validate"}
         return Task(id=group.id, suite=self.name, prompt=build_prompt(spec), data=data)
+
+    def hidden_paths(self) -> tuple[Path, ...]:
+        """The suite's files say which instances are valid."""
+        return tuple(suite_copies(self.options.get("suite_path") or self.options.get("path")))
 
     def version(self) -> str:
         source, chosen = self.selection()
