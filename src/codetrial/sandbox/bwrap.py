@@ -67,12 +67,27 @@ def python_dirs() -> list[str]:
     return chosen
 
 
-def python_binds() -> list[str]:
-    """Read-only binds of the Python dirs. bwrap would create their parents (e.g. /root) with
-    mode 0700, which the unprivileged program cannot traverse: create them 0755 first."""
+def build_cache_dir() -> str:
+    """Warm builds of trusted parts (Catch2's main, Go's std, ...) that programs read: the same
+    path inside as outside, so the process mode needs no mapping (see languages/cache.py)."""
+    if os.environ.get("CODETRIAL_BUILD_CACHE"):
+        return os.environ["CODETRIAL_BUILD_CACHE"]
+    if os.geteuid() == 0:
+        return "/var/cache/codetrial/build"
+    return os.path.join(os.path.expanduser("~"), ".cache", "codetrial-build")
+
+
+def cache_binds() -> list[str]:
+    os.makedirs(build_cache_dir(), mode=0o755, exist_ok=True)
+    return python_binds([build_cache_dir()])
+
+
+def python_binds(paths: list[str] | None = None) -> list[str]:
+    """Read-only binds of the Python dirs (or `paths`). bwrap would create their parents (e.g.
+    /root) with mode 0700, which the unprivileged program cannot traverse: create them 0755."""
     args: list[str] = []
     made = {"/tmp", "/dev", "/proc"}  # mounted by then
-    for path in python_dirs():
+    for path in python_dirs() if paths is None else paths:
         parent = os.path.dirname(path)
         parents = []
         while parent not in ("/", "") and parent not in made:
@@ -188,7 +203,7 @@ def command(bwrap: str, worker_file: str, config: str, *, uid: int | None, tmpfs
     args += ["--proc", "/proc", "--dev", "/dev", "--mqueue", "/dev/mqueue",
              "--perms", "1777", "--size", str(shm_mb << 20), "--tmpfs", "/dev/shm",
              "--perms", "0755", "--size", str(tmpfs_mb << 20), "--tmpfs", "/tmp"]
-    args += system_binds() + python_binds() + etc_binds(uid) + mask_binds(hidden)
+    args += system_binds() + python_binds() + cache_binds() + etc_binds(uid) + mask_binds(hidden)
     if modules:  # readable by programs: a subject interpreter loads them from there
         args += ["--perms", "0755", "--dir", os.path.dirname(MODULE_DIR),
                  "--perms", "0755", "--dir", MODULE_DIR]

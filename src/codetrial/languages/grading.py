@@ -1,0 +1,94 @@
+"""Grade one polyglot exercise: a pristine copy, the solution files copied in, tests un-skipped,
+built and run in the sandbox by the driver, per-test results read from the tools' reports.
+
+Only the solution files the config lists reach the run, and never a build file (go.mod,
+Cargo.toml, package.json, ...): a model-written config or edited test cannot change the verdict.
+Every test the test files define must report a pass; one that never reports fails.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from importlib import resources
+from typing import Any
+
+from codetrial.core import TestResult, Verdict
+from codetrial.languages.base import Language, Workspace
+from codetrial.languages.cache import cache_dir
+from codetrial.sandbox import Limits, Outcome, Program, Sandbox
+from codetrial.suites.base import Grade
+from codetrial.suites.grading import verdict_of
+
+DRIVER = ".codetrial-driver.py"
+_STATUS = {"timeout": Verdict.TIMEOUT, "oom": Verdict.OOM, "sandbox_error": Verdict.SANDBOX_ERROR}
+
+
+def _driver_source() -> str:
+    return resources.files("codetrial.languages").joinpath("_driver.py").read_text()
+
+
+def workspace(lang: Language, slug: str, pristine: dict[str, str], solution: list[str],
+              listed_tests: list[str], files: dict[str, str]) -> Workspace:
+    """The exercise as graded: pristine, then the model's solution files, tests un-skipped."""
+    editable = [p for p in solution if not lang.is_build_file(p)]
+    work = dict(pristine)
+    work.update({p: files[p] for p in editable if p in files})
+    tests = sorted({*listed_tests, *(p for p in pristine if lang.is_test_file(p))})
+    for path in tests:
+        work[path] = lang.unskip(pristine[path])
+    return Workspace(slug, work, editable, tests, cache_dir(), dict(pristine))
+
+
+def program(lang: Language, ws: Workspace) -> Program:
+    plan = lang.plan(ws)
+    files = {**ws.files, **plan.files, DRIVER: _driver_source()}
+    stdin = json.dumps({"steps": plan.steps, "collect": plan.collect})
+    return Program(argv=(sys.executable, "-I", "-S", DRIVER), files=files, stdin=stdin)
+
+
+async def grade(lang: Language, ws: Workspace, sandbox: Sandbox, limits: Limits) -> Grade:
+    outcome = await sandbox.run(program(lang, ws), lang.limits(limits))
+    report = _report(outcome)
+    expected = lang.expected({p: ws.files[p] for p in ws.tests})
+    tests = reconcile(expected, lang.parse(report) if report else [])
+    verdict = _verdict(outcome, report, tests)
+    return Grade(verdict, tests, _output(outcome, report, tests), outcome.wall_seconds,
+                 {"language": lang.name})
+
+
+def _report(outcome: Outcome) -> dict[str, Any] | None:
+    reports = outcome.report if isinstance(outcome.report, list) else []
+    return reports[-1] if reports and isinstance(reports[-1], dict) else None
+
+
+def reconcile(expected: list[str], reported: list[TestResult]) -> list[TestResult]:
+    """The reported results, plus a failure for every expected test that never reported."""
+    seen = {t.name for t in reported}
+    names = {n.rsplit("::", 1)[-1].rsplit("/", 1)[-1] for n in seen}
+    missing = [e for e in expected if e not in seen and e not in names]
+    return reported + [TestResult(m, Verdict.FAILED, "this test never reported a result")
+                       for m in missing]
+
+
+def _verdict(outcome: Outcome, report: dict[str, Any] | None, tests: list[TestResult]) -> Verdict:
+    if outcome.status in _STATUS:
+        return _STATUS[outcome.status]
+    if report is None:
+        return verdict_of(outcome) if outcome.status != "ok" else Verdict.ERROR
+    if tests and all(t.verdict == Verdict.PASSED for t in tests) and all(
+            s.get("exit") == 0 for s in report.get("steps", ())):
+        return Verdict.PASSED
+    return Verdict.FAILED
+
+
+def _output(outcome: Outcome, report: dict[str, Any] | None, tests: list[TestResult]) -> str:
+    """What the model reads on its next try: the steps' output, then the failed tests."""
+    if report is None:
+        return (outcome.detail + "\n" + outcome.stdout + outcome.stderr).strip()[-20_000:]
+    parts = [s.get("output", "") for s in report.get("steps", ()) if s.get("output")]
+    failed = [f"{t.name}: {t.verdict}\n{t.message}".strip() for t in tests
+              if t.verdict != Verdict.PASSED]
+    if outcome.status == "timeout":
+        parts.append("Tests timed out!")
+    return "\n".join([*parts, *failed]).strip()[-20_000:]
