@@ -19,6 +19,7 @@ class Check:
 
 
 def checks(home: Path) -> list[Check]:
+    from codetrial.languages.toolchains import toolchain_checks
     from codetrial.sandbox import detect_mode
 
     mode, reason = detect_mode()
@@ -27,6 +28,7 @@ def checks(home: Path) -> list[Check]:
         Check("sandbox", mode == "bubblewrap", f"{mode}: {reason}"),
         Check("bubblewrap", shutil.which("bwrap") is not None, shutil.which("bwrap") or "not found"),
         *runtime_checks(),
+        *toolchain_checks(),
         Check("store", True, str(home / "runs.sqlite")),
     ]
     return results

@@ -27,6 +27,8 @@ _LANGUAGES = {  # the info string a writer puts on a fence first, then others se
     ".rs": ("rust", "rs"),
     ".java": ("java",),
     ".cpp": ("cpp", "c++", "cc"),
+    ".h": ("cpp", "c", "h"),
+    ".hpp": ("cpp", "c++"),
     ".c": ("c",),
     ".rb": ("ruby", "rb"),
 }

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import os
 import shutil
 import subprocess
+import sys
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +52,7 @@ class Language(ABC):
     unskipped: str = ""  # what `unskip` does, for the run's settings
     memory_mb: int = 4096
     max_processes: int = 256
+    native = False  # True: the suite grades it itself (Python), no plan
 
     @abstractmethod
     def tools(self) -> dict[str, list[str]]:
@@ -88,15 +91,22 @@ class Language(ABC):
         return _versions(type(self))
 
 
+def sandbox_path() -> str:
+    """PATH inside the sandbox (see sandbox/launch.py): the tools found there are the ones run."""
+    return f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin"
+
+
 @functools.cache
 def _versions(cls: type[Language]) -> str:
     lang = cls()
     found = []
     for name, argv in lang.tools().items():
-        if not argv or shutil.which(argv[0]) is None:
+        exe = shutil.which(argv[0], path=sandbox_path()) if argv else None
+        if exe is None:
             raise UsageError(f"{lang.display} exercises need {name}: install {lang.packages} "
                              f"(bash scripts/setup.sh --languages {lang.name})")
-        done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=60)
+        done = subprocess.run([exe, *argv[1:]], capture_output=True, text=True, check=False,
+                              timeout=60, env={**os.environ, "PATH": sandbox_path()})
         text = (done.stdout or done.stderr).strip().splitlines()
         found.append(f"{name} {text[0] if text else '?'}")
     return "; ".join(found)

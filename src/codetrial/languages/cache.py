@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from codetrial.languages.base import sandbox_path
 from codetrial.sandbox.bwrap import build_cache_dir
 
 
@@ -64,7 +65,8 @@ def _readable(root: Path) -> None:
 
 def run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> None:
     """A trusted build step; its failure is the set-up's, said with its output."""
-    done = subprocess.run(argv, cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True,
-                          text=True, check=False, timeout=900)
+    full_env = {**os.environ, "PATH": sandbox_path(), **(env or {})}
+    done = subprocess.run(argv, cwd=cwd, env=full_env, capture_output=True, text=True,
+                          check=False, timeout=900)
     if done.returncode != 0:
         raise RuntimeError(f"warm build {' '.join(argv)} failed:\n{done.stdout}{done.stderr}")

@@ -13,8 +13,8 @@ import sys
 from importlib import resources
 from typing import Any
 
-from codetrial.core import TestResult, Verdict
-from codetrial.languages.base import Language, Workspace
+from codetrial.core import Task, TestResult, Verdict
+from codetrial.languages.base import Language, Workspace, get_language
 from codetrial.languages.cache import cache_dir
 from codetrial.sandbox import Limits, Outcome, Program, Sandbox
 from codetrial.suites.base import Grade
@@ -92,3 +92,14 @@ def _output(outcome: Outcome, report: dict[str, Any] | None, tests: list[TestRes
     if outcome.status == "timeout":
         parts.append("Tests timed out!")
     return "\n".join([*parts, *failed]).strip()[-20_000:]
+
+
+async def grade_task(task: Task, files: dict[str, str], sandbox: Sandbox, limits: Limits) -> Grade:
+    """An exercism task of a language with a plan (the suite grades Python itself)."""
+    data = task.data
+    lang = get_language(data["language"])
+    ws = workspace(lang, data["slug"], data["pristine"], list(data["stubs"]),
+                   list(data["test_files"]), files)
+    result = await grade(lang, ws, sandbox, limits)
+    result.details["unskipped"] = lang.unskipped
+    return result

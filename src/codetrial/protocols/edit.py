@@ -14,6 +14,7 @@ from typing import Any
 from codetrial.core import Attempt, Sample, Task, UsageError, Verdict
 from codetrial.editformats import EditFormat, MalformedReply, find_lazy_comments, get_format
 from codetrial.editformats import reflection_message as apply_error_message
+from codetrial.editformats.text import language_for
 from codetrial.models.base import Reply
 from codetrial.protocols.base import Protocol, SampleContext, ask, attempt_from_reply, protocol
 from codetrial.suites.base import Suite
@@ -22,7 +23,7 @@ from codetrial.suites.editing import EditSuite, clean_test_output
 MAX_REFLECTIONS = 3
 FIRST_REQUEST = (
     "Change the files above so that they solve the task. Keep the names of existing functions "
-    "and classes, and use only the Python standard library."
+    "and classes, and use only the {language} standard library."
 )
 MALFORMED_RETRY = (
     "Your edits could not be applied, so the tests were not run. Try again: send edits that "
@@ -34,9 +35,13 @@ RETRY_REQUEST = (
 )
 
 
-def first_message(instructions: str, files: dict[str, str]) -> str:
-    shown = "\n\n".join(f"{path}\n```python\n{text}```" for path, text in files.items())
-    return f"{instructions}\n\nThe files:\n\n{shown}\n\n{FIRST_REQUEST}"
+def first_message(instructions: str, files: dict[str, str], language: str = "Python",
+                  fence: str = "python") -> str:
+    """Names the exercise's language; each file's fence is tagged by its extension."""
+    shown = "\n\n".join(f"{path}\n```{language_for(path) or fence}\n{text}```"
+                         for path, text in files.items())
+    request = FIRST_REQUEST.format(language=language)
+    return f"{instructions}\n\nThe files:\n\n{shown}\n\n{request}"
 
 
 @dataclass
@@ -77,7 +82,8 @@ class EditProtocol(Protocol):
         tries = int(ctx.options.get("tries", 2))
         conv = Conversation(fmt, suite.edit_files(task))
         conv.messages = [{"role": "system", "content": fmt.system_prompt()}]
-        conv.add_user(first_message(suite.instructions(task), conv.files))
+        conv.add_user(first_message(suite.instructions(task), conv.files,
+                                    *suite.prompt_language(task)))
         sample = Sample(task.id, ctx.index, details={"edit_format": fmt.name, "tries": tries})
         for try_index in range(1, tries + 1):
             attempt = await self._try(task, ctx, conv, try_index)

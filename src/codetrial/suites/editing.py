@@ -56,6 +56,10 @@ class EditSuite(Suite):
     def instructions(self, task: Task) -> str:
         return task.prompt
 
+    def prompt_language(self, task: Task) -> tuple[str, str]:
+        """How prompts name the task's language, and its code fences' info string."""
+        return "Python", "python"
+
     def limits(self) -> Limits:
         timeout = float(self.options.get("test_timeout", self.default_test_timeout))
         return Limits(wall_seconds=timeout, cpu_seconds=timeout, memory_mb=2048,

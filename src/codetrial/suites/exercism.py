@@ -11,12 +11,17 @@ import json
 from pathlib import Path
 
 from codetrial.core import Task, UsageError
-from codetrial.suites.base import suite
+from codetrial.languages import get_language
+from codetrial.languages.grading import grade_task
+from codetrial.languages.layout import editor_files, exercise_language, parse_languages, task_id
+from codetrial.languages.toolchains import toolchain_versions
+from codetrial.sandbox import Sandbox
+from codetrial.suites.base import Grade, suite
 from codetrial.suites.editing import EditSuite
 
 DOC_PARTS = ("introduction.md", "instructions.md", "instructions.append.md")
 PATTERNS = ("*/.meta/config.json", "exercises/practice/*/.meta/config.json",
-            "python/exercises/practice/*/.meta/config.json")
+            "*/exercises/practice/*/.meta/config.json")  # the last: the polyglot layout
 
 
 def find_exercises(root: Path) -> list[Path]:
@@ -86,9 +91,12 @@ def load_exercise(exercise: Path) -> Task:
         return read_text(exercise / rel)
 
     example = [read(rel) for rel in files["example"]]
+    language = exercise_language(exercise, files["solution"])
     return Task(
-        id=exercise.name, suite="exercism", prompt=instructions(exercise),
+        id=task_id(exercise, language), suite="exercism", prompt=instructions(exercise),
         data={
+            "language": language, "slug": exercise.name, "test_files": list(files["test"]),
+            "editor": {rel: read(rel) for rel in editor_files(exercise, files)},
             "stubs": {rel: read(rel) for rel in files["solution"]},
             "reference": dict(zip(files["solution"], example, strict=False)),
             "pristine": run_files(exercise),
@@ -106,14 +114,49 @@ class Exercism(EditSuite):
         if not self.options.get("path"):
             raise UsageError("exercism needs --path DIR (an Exercism practice layout)")
         tasks = [load_exercise(e) for e in find_exercises(Path(self.options["path"]))]
+        languages = parse_languages(self.options.get("languages"))
+        if languages:
+            tasks = [t for t in tasks if t.data["language"] in languages]
         wanted = self.options.get("exercises")
         if wanted:
             names = wanted.split(",") if isinstance(wanted, str) else list(wanted)
-            unknown = sorted(set(names) - {t.id for t in tasks})
+            known = {t.id for t in tasks} | {t.data["slug"] for t in tasks}
+            unknown = sorted(set(names) - known)
             if unknown:
                 raise UsageError(f"--exercises: unknown exercise(s) {', '.join(unknown)}")
-            tasks = [t for t in tasks if t.id in names]
+            tasks = [t for t in tasks if t.id in names or t.data["slug"] in names]
+        if not tasks:
+            raise UsageError(f"{self.options['path']}: no exercises in --languages "
+                             f"{','.join(languages or [])}")
+        self.toolchains = toolchain_versions([t.data["language"] for t in tasks])
         return tasks
+
+    def settings(self) -> dict[str, object]:
+        """Recorded with the run: each language's toolchain and what its tests had un-skipped."""
+        toolchains = getattr(self, "toolchains", {})
+        return {"toolchains": toolchains,
+                "unskipped": {n: get_language(n).unskipped for n in toolchains}}
+
+    def instructions(self, task: Task) -> str:
+        """The exercise's text, then its editor files: given, shown, not the model's to edit."""
+        editor = task.data.get("editor") or {}
+        if not editor:
+            return task.prompt
+        fence = get_language(task.data["language"]).fence
+        shown = "\n\n".join(f"{p}\n```{fence}\n{t}```" for p, t in editor.items())
+        return (f"{task.prompt}\n\nThese files are part of the exercise and read-only: use "
+                f"them, do not change them.\n\n{shown}")
+
+    def prompt_language(self, task: Task) -> tuple[str, str]:
+        lang = get_language(task.data.get("language", "python"))
+        return lang.display, lang.fence
+
+    async def grade_files(self, task: Task, files: dict[str, str], sandbox: Sandbox) -> Grade:
+        """Python through the suite's own judged unittest runner; every other language through
+        its module in codetrial.languages (build, hide the tests, run, read the reports)."""
+        if get_language(task.data.get("language", "python")).native:
+            return await super().grade_files(task, files, sandbox)
+        return await grade_task(task, files, sandbox, self.limits())
 
     def hidden_paths(self) -> tuple[Path, ...]:
         """The track itself: every .meta/example.py, every test file (programs get their files
@@ -121,10 +164,13 @@ class Exercism(EditSuite):
         return (Path(self.options["path"]),) if self.options.get("path") else ()
 
     def edit_files(self, task: Task) -> dict[str, str]:
-        return dict(task.data["stubs"])
+        """The solution files, less build files (Cargo.toml): those always come pristine."""
+        lang = get_language(task.data.get("language", "python"))
+        return {p: t for p, t in task.data["stubs"].items() if not lang.is_build_file(p)}
 
     def reference_files(self, task: Task) -> dict[str, str]:
-        return dict(task.data["reference"])
+        lang = get_language(task.data.get("language", "python"))
+        return {p: t for p, t in task.data["reference"].items() if not lang.is_build_file(p)}
 
     def pristine_files(self, task: Task) -> dict[str, str]:
         return dict(task.data["pristine"])
