@@ -2,43 +2,41 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
-from codetrial.core import Sample, UsageError
-from codetrial.metrics.summary import run_summary
-from codetrial.perf.cli import app as perf_app
-from codetrial.report.terminal import print_summary
-from codetrial.runner import RunConfig, execute, pending, prepare, start_run
-from codetrial.store import Store, home, open_store
-from codetrial.synth.cli import app as synth_app
+from codetrial.core import UsageError
+from codetrial.lazy_commands import LazyGroup, lazy_groups
 
-app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
-                  help="Evaluate code-writing language models in a sandbox.")
-app.add_typer(perf_app, name="perf", help="Speed of generated code against peers.")
-app.add_typer(synth_app, name="synth", help="Synthesize test cases from library documentation.")
+if TYPE_CHECKING:  # imported by the commands that use them: `--help` needs none of them
+    from codetrial.core import Sample
+    from codetrial.runner import RunConfig
+    from codetrial.store import Store
+
+GROUPS = {
+    "perf": LazyGroup("codetrial.perf.cli", "Speed of generated code against peers."),
+    "synth": LazyGroup("codetrial.synth.cli", "Synthesize test cases from library documentation."),
+}
+app = typer.Typer(cls=lazy_groups(GROUPS), add_completion=False, pretty_exceptions_enable=False,
+                  no_args_is_help=True, help="Evaluate code-writing language models in a sandbox.")
 err = Console(stderr=True)
 out = Console()
 
 
 StoreOpt = Annotated[Path | None, typer.Option("--store", help="Run store (SQLite file).")]
+
+
+def open_store(path: Path | None) -> Store:
+    from codetrial.store import open_store as open_path
+
+    return open_path(path)
 
 
 def parse_options(pairs: list[str]) -> dict[str, Any]:
@@ -92,6 +90,10 @@ def run(
     store_path: StoreOpt = None,
 ) -> None:
     """Evaluate a model on a suite (or resume a run), storing every sample as it finishes."""
+    import asyncio
+
+    from codetrial.runner import RunConfig
+
     store = open_store(store_path)
     if resume:
         stored = store.get_run(resume).config
@@ -134,6 +136,9 @@ def protocol_for_mode(mode: str | None) -> str | None:
 
 async def run_async(store: Store, config: RunConfig, resume: str | None) -> str:
     """One event loop for the whole run: API clients are bound to the loop that made them."""
+    from codetrial.runner import execute, pending, prepare, start_run
+    from codetrial.store import home
+
     plan = await prepare(config, home() / "cache.sqlite" if config.cache else None)
     try:
         run_id = resume or start_run(store, plan)
@@ -150,6 +155,15 @@ async def run_async(store: Store, config: RunConfig, resume: str | None) -> str:
 @contextmanager
 def progress_bar(total: int, limiter: Any = None) -> Iterator[Callable[[Sample], None]]:
     """A bar with ETA, the running pass rate (infra errors left out) and the API limiter."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("pass {task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
                TextColumn("{task.fields[api]}"))
@@ -169,10 +183,14 @@ def progress_bar(total: int, limiter: Any = None) -> Iterator[Callable[[Sample],
 
 
 def show(store: Store, run_id: str, as_json: bool) -> None:
+    from codetrial.metrics.summary import run_summary
+
     summary = run_summary(store, run_id)
     if as_json:
         print(json.dumps(summary))
     else:
+        from codetrial.report.terminal import print_summary
+
         print_summary(summary, out)
 
 
@@ -256,6 +274,8 @@ def import_(
     store_path: StoreOpt = None,
 ) -> None:
     """Grade completions made elsewhere, as a new run."""
+    import asyncio
+
     from codetrial.runner.importer import import_samples
 
     store = open_store(store_path)
@@ -278,6 +298,7 @@ def doctor(
     """Check the sandbox, the embedded model's runtime (it must generate, in a child process),
     the store. Exits 1 when a check that a run needs fails."""
     from codetrial.doctor import checks, runtime_checks
+    from codetrial.store import home
 
     results = runtime_checks() if runtime_only else checks(home())
     for check in results:
@@ -295,8 +316,17 @@ def main() -> None:
     except UsageError as exc:
         print(f"codetrial: error: {exc}", file=sys.stderr)
         sys.exit(2)
-    except ValidationError as exc:  # a run setting out of range, e.g. -n 0 or --top-p 2
+    except Exception as exc:  # a run setting out of range, e.g. -n 0 or --top-p 2
+        if not _is_validation_error(exc):
+            raise
         first = exc.errors()[0]
         field = ".".join(str(p) for p in first["loc"])
         print(f"codetrial: error: setting {field!r}: {first['msg']}", file=sys.stderr)
         sys.exit(2)
+
+
+def _is_validation_error(exc: Exception) -> bool:
+    """pydantic's ValidationError, without importing pydantic for commands that never load it
+    (then nothing raised one)."""
+    pydantic = sys.modules.get("pydantic")
+    return pydantic is not None and isinstance(exc, pydantic.ValidationError)

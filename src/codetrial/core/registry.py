@@ -1,19 +1,25 @@
 """A name -> factory registry whose entries register themselves on import.
 
-Every module of the owning package is imported on first lookup, so adding a suite, backend or
-protocol is adding one module with a decorator; nothing central needs editing.
+Adding a suite, backend or protocol is adding one module with a decorator; nothing central needs
+editing. A lookup imports only the module whose source carries `@decorator("name")` (found by
+reading the package's files, not importing them: a command that runs HumanEval should not pay
+for every backend's SDK); when that does not register the name, every module is imported.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Generic, TypeVar
 
 from codetrial.core.errors import UsageError
 
 T = TypeVar("T")
+_DECORATED = re.compile(r"""^@\w+\(\s*["']([^"']+)["']""", re.M)
 
 
 class Registry(Generic[T]):
@@ -35,10 +41,18 @@ class Registry(Generic[T]):
         return sorted(self._entries)
 
     def get(self, name: str) -> T:
-        self._load()
+        if name not in self._entries:
+            self._load_one(name)
         if name not in self._entries:
             raise UsageError(f"unknown {self.kind} {name!r}: use one of {', '.join(self.names())}")
         return self._entries[name]
+
+    def _load_one(self, name: str) -> None:
+        module = _decorated_names(self.package).get(name)
+        if module is not None:
+            importlib.import_module(module)
+        if name not in self._entries:
+            self._load()
 
     def _load(self) -> None:
         if self._loaded:
@@ -48,3 +62,24 @@ class Registry(Generic[T]):
         for info in pkgutil.iter_modules(package.__path__):
             if not info.name.startswith("_"):
                 importlib.import_module(f"{self.package}.{info.name}")
+
+
+@functools.cache
+def _decorated_names(package_name: str) -> dict[str, str]:
+    """name -> module for each `@decorator("name")` line in the package's sources."""
+    package = importlib.import_module(package_name)
+    found: dict[str, str] = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name.startswith("_"):
+            continue
+        root = Path(package.__path__[0]) / info.name
+        files = sorted(root.rglob("*.py")) if info.ispkg else [root.with_suffix(".py")]
+        for file in files:
+            module = ".".join((package_name, *file.relative_to(root.parent).with_suffix("").parts))
+            try:
+                text = file.read_text(encoding="utf-8")
+            except OSError:  # no source shipped: the full import finds it
+                continue
+            for name in _DECORATED.findall(text):
+                found.setdefault(name, module.removesuffix(".__init__"))
+    return found

@@ -7,7 +7,6 @@ runs that name the same version grade against the same files.
 from __future__ import annotations
 
 import importlib.util
-import os
 import shutil
 import subprocess
 import sys
@@ -16,9 +15,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from platformdirs import user_cache_dir
-
 from codetrial.core import UsageError
+from codetrial.store.location import cache_dir
 
 SDIST_VERSION = "4.26.0"
 
@@ -29,11 +27,6 @@ class SuiteSource:
 
     root: Path
     origin: str
-
-
-def cache_dir() -> Path:
-    """$CODETRIAL_CACHE wins so that tests never touch the user's cache."""
-    return Path(os.environ.get("CODETRIAL_CACHE") or user_cache_dir("codetrial"))
 
 
 def locate(suite_path: str | None) -> SuiteSource:

@@ -1,0 +1,74 @@
+"""A lookup imports only the module that registers the name; anything else still resolves."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+
+from codetrial.core import UsageError
+
+MODULES = {
+    "__init__.py": """
+        from codetrial.core.registry import Registry
+        THINGS = Registry("thing", "{pkg}")
+        thing = THINGS.register
+    """,
+    "alpha.py": """
+        from {pkg} import thing
+        @thing("alpha")
+        def alpha(): return "alpha"
+    """,
+    "beta.py": """
+        from {pkg} import thing
+        @thing("beta")
+        def beta(): return "beta"
+    """,
+    "looped.py": """
+        from {pkg} import thing
+        for name in ("gamma", "delta"):
+            thing(name)(lambda name=name: name)
+    """,
+    "nested/__init__.py": "",
+    "nested/inner.py": """
+        from {pkg} import thing
+        @thing("inner")
+        def inner(): return "inner"
+    """,
+}
+
+
+@pytest.fixture
+def things(tmp_path, monkeypatch):
+    pkg = f"ct_registry_fixture_{tmp_path.name.replace('-', '_')}"
+    for name, text in MODULES.items():
+        path = tmp_path / pkg / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text.format(pkg=pkg)))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = __import__(pkg)
+    yield pkg, module.THINGS
+    for name in [m for m in sys.modules if m.startswith(pkg)]:
+        del sys.modules[name]
+
+
+def test_a_lookup_imports_only_the_module_that_registers_the_name(things):
+    pkg, registry = things
+    assert registry.get("alpha")() == "alpha"
+    assert f"{pkg}.alpha" in sys.modules
+    assert not {f"{pkg}.beta", f"{pkg}.looped", f"{pkg}.nested"} & set(sys.modules)
+    assert registry.get("inner")() == "inner"  # found in a subpackage's file
+    assert f"{pkg}.beta" not in sys.modules
+
+
+def test_names_registered_without_a_literal_decorator_are_still_found(things):
+    _, registry = things
+    assert registry.get("delta")() == "delta"
+    assert registry.names() == ["alpha", "beta", "delta", "gamma"]  # top-level modules
+
+
+def test_an_unknown_name_is_a_usage_error_listing_the_known_ones(things):
+    _, registry = things
+    with pytest.raises(UsageError, match="unknown thing 'omega': use one of alpha, beta"):
+        registry.get("omega")
