@@ -83,6 +83,8 @@ def run(
     edit_format: Annotated[str | None, typer.Option(help="whole, diff, udiff, *-func")] = None,
     tries: Annotated[int | None, typer.Option(help="Edit tries (default 2).")] = None,
     exercises: Annotated[str | None, typer.Option(help="Comma-separated exercises.")] = None,
+    languages: Annotated[str | None, typer.Option(
+        help="Exercism: comma-separated languages (cpp,go,java,javascript,python,rust).")] = None,
     option: Annotated[list[str], typer.Option("--option", "-o", help="Suite KEY=VALUE.")] = [],  # noqa: B006,E501
     resume: Annotated[str | None, typer.Option(help="Continue a killed run.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Skip the reply cache.")] = False,
@@ -103,7 +105,8 @@ def run(
         raise UsageError("name a suite (e.g. humaneval) or pass --resume RUN_ID")
     else:
         named = {"path": str(path) if path else None, "edit_format": edit_format,
-                 "tries": tries, "exercises": exercises, "fim_format": fim_format,
+                 "tries": tries, "exercises": exercises, "languages": languages,
+                 "fim_format": fim_format,
                  "header": header}
         suite_options = parse_options(option) | {k: v for k, v in named.items() if v is not None}
         config = RunConfig(
