@@ -1,12 +1,23 @@
 #!/usr/bin/env bash
 # Installs codetrial and everything it needs on a fresh Debian machine.
 #   bash scripts/setup.sh          the tool itself (bubblewrap + the package + the embedded model)
-#   bash scripts/setup.sh --test   also what the test suite needs
+#   bash scripts/setup.sh --test   also what the test suite needs (every language's toolchain)
+#   bash scripts/setup.sh --languages all|go,rust,...   the polyglot toolchains (setup_languages.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want_test=0
-[ "${1:-}" = "--test" ] && want_test=1
+languages=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --test) want_test=1 ;;
+    --languages) languages="${2:?--languages needs all or a list such as go,rust}"; shift ;;
+    --languages=*) languages="${1#--languages=}" ;;
+    *) echo "setup: unknown argument $1 (use --test, --languages all|go,rust,...)" >&2; exit 2 ;;
+  esac
+  shift
+done
+[ $want_test = 1 ] && [ -z "$languages" ] && languages=all  # the tests grade every language
 
 apt_packages=()
 command -v bwrap >/dev/null || apt_packages+=(bubblewrap)
@@ -26,6 +37,7 @@ if [ ${#apt_packages[@]} -gt 0 ]; then
 fi
 
 bash scripts/build_llama.sh
+[ -n "$languages" ] && bash scripts/setup_languages.sh "$languages"
 
 extras=""
 [ $want_test = 1 ] && extras="[test]"
