@@ -19,12 +19,14 @@ HOSTILE = ('</script><script>document.documentElement.dataset.pwned = 1</script>
 
 
 def add_run(store: Store, run_id: str, suite: str, model: str, stored: list[Sample],
-            **config: Any) -> str:
+            finished: bool = True, **config: Any) -> str:
+    """finished=False: as a run whose process died after storing `stored`."""
     store.create_run(RunRecord(run_id, suite, model, {"suite": suite, "model": model,
                                                       "samples": 1, **config}))
     for sample in stored:
         store.save_sample(run_id, sample)
-    store.finish_run(run_id)
+    if finished:
+        store.finish_run(run_id)
     return run_id
 
 

@@ -102,3 +102,78 @@ def elements(dom: str) -> list[tuple[str, dict[str, str | None]]]:
     parser = _Elements()
     parser.feed(dom)
     return parser.found
+
+
+# Runs in a copy of the page once every chart is drawn: reads what a person would see (marks
+# and the data bound to them, axis labels, cell widths), hovers a compile-error mark the way a
+# mouse would (pointer and mouse events dispatched on it), then writes it all as JSON.
+PROBE = """
+(function () {
+  const result = {errors: [], viewport: window.innerWidth};
+  function finish() {
+    const out = document.createElement("pre");
+    out.id = "probe-result";
+    out.textContent = JSON.stringify(result);
+    document.body.appendChild(out);
+  }
+  function visible(el) {
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  }
+  function read() {
+    const chart = document.getElementById("chart-spec-groups");
+    const paths = Array.from(chart.querySelectorAll("g.mark-symbol.role-mark path"));
+    result.marks = paths.map((p) => ({...(p.__data__ || {}).datum, visible: visible(p)}));
+    const axes = Array.from(chart.querySelectorAll("g.role-axis"))
+      .filter((a) => (a.getAttribute("aria-label") || "").startsWith("X-axis"));
+    result.axis = Array.from(new Set(axes.flatMap((a) => Array.from(
+      a.querySelectorAll("g.role-axis-label text")).map((t) => t.textContent)))).sort();
+    result.wide_cells = Array.from(document.querySelectorAll("td, th"))
+      .filter((c) => c.getBoundingClientRect().width > window.innerWidth)
+      .map((c) => c.textContent.slice(0, 80));
+    result.summary_width = document.querySelector("#summary table").getBoundingClientRect().width;
+    const note = document.getElementById("unfinished");
+    result.unfinished = note ? note.textContent : "";
+    const target = paths.find((p) => ((p.__data__ || {}).datum || {}).verdict === "compile");
+    target.scrollIntoView({block: "center"});
+    const box = target.getBoundingClientRect();
+    const at = {bubbles: true, cancelable: true, view: window, clientX: box.x + box.width / 2,
+                clientY: box.y + box.height / 2};
+    for (const type of ["pointerover", "pointerenter", "mouseover", "pointermove", "mousemove"]) {
+      const Kind = type.startsWith("pointer") ? PointerEvent : MouseEvent;
+      target.dispatchEvent(new Kind(type, at));
+    }
+    setTimeout(() => {
+      const tip = document.getElementById("vg-tooltip-element");
+      result.tooltip = {visible: !!tip && tip.classList.contains("visible"),
+                        text: tip ? tip.innerText : ""};
+      finish();
+    }, 300);
+  }
+  function wait() {
+    if (document.body.dataset.chartsDone) {
+      try { read(); } catch (err) { result.errors.push(String(err)); finish(); }
+    } else {
+      setTimeout(wait, 50);
+    }
+  }
+  wait();
+})();
+"""
+
+
+def probe(page: Path, shot: Path, size: tuple[int, int]) -> dict:
+    """What PROBE saw in the page at a window of `size`; `shot` shows it, tooltip included."""
+    import html
+    import json
+
+    copy = page.with_name(f"probed-{page.name}")
+    head, end, tail = page.read_text(encoding="utf-8").rpartition("</body>")
+    copy.write_text(f"{head}<script>{PROBE}</script>{end}{tail}", encoding="utf-8")
+    window = f"--window-size={size[0]},{size[1]}"
+    dom = _run(copy, window, "--dump-dom").stdout
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    _run(copy, window, f"--screenshot={shot.resolve()}")
+    found = re.search(r'<pre id="probe-result">(.*?)</pre>', dom, re.S)
+    assert found, "the probe did not finish"
+    return json.loads(html.unescape(found.group(1)))

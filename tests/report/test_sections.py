@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-from codetrial.core import UsageError
+from codetrial.core import Sample, UsageError, Verdict
 from codetrial.report.drilldown import run_html
 from codetrial.report.editing import edit_rows
 from codetrial.report.html_report import build_sections
@@ -15,15 +14,17 @@ from codetrial.report.runs import load_runs
 from codetrial.report.spec import group_chart
 from codetrial.report.speed import race_rows
 from codetrial.report.synthesis import funnel_rows
-from codetrial.report.tables import mistake_table, summary_row
+from codetrial.report.tables import mistake_table, summary_row, unfinished_note
 from codetrial.store import Store
 from tests.report.builders import (
     HOSTILE,
     add_run,
+    attempt,
     completion_run,
     edit_run,
     perf_file,
     schema_run,
+    schema_sample,
     synth_state,
 )
 
@@ -72,21 +73,29 @@ def test_edit_bars_of_one_model_and_format_in_two_runs_stay_apart(store):
     assert {r["format"] for r in edit_rows(runs)} == {"diff (a)", "diff (b)"}
 
 
-@pytest.mark.parametrize("suite_chart", [True, False], ids=["suite-chart", "from-samples"])
-def test_spec_chart_has_a_panel_per_contender_with_schema_tooltips(store, monkeypatch,
-                                                                    suite_chart):
-    if not suite_chart:  # as if the jsonschema suite's chart module were not installed
-        monkeypatch.setitem(sys.modules, "codetrial.suites.jsonschema.chart", None)
+def test_spec_chart_has_a_column_per_group_and_a_dot_per_schema(store):
     runs = load_runs(store, [schema_run(store, "j1", "model-a", True),
-                             schema_run(store, "j2", "model-b", False)])
+                             schema_run(store, "j2", "model-b", False),
+                             add_run(store, "j3", "jsonschema", "model-c", [
+                                 schema_sample("type/0", "compile", 0, 3),
+                                 schema_sample("enum/0", "failure", 0, 2)])])
     spec = group_chart(runs).to_dict()
     rows = spec["data"]["values"]
     assert spec["facet"]["row"]["field"] == "contender"
-    assert {r["contender"] for r in rows} == {"model-a", "model-b"}
-    assert {(r["task"], r["verdict"], r["percent"]) for r in rows} == {
-        ("type/0", "ok", 100.0), ("enum/0", "partial", 50.0)}
+    assert spec["spec"]["encoding"]["x"]["field"] == "group"
+    assert spec["spec"]["encoding"]["x"]["sort"] == ["enum", "type"]
+    assert {(r["contender"], r["task"], r["verdict"], r["percent"]) for r in rows} == {
+        ("model-a", "type/0", "ok", 100.0), ("model-a", "enum/0", "partial", 50.0),
+        ("model-b", "type/0", "ok", 100.0), ("model-b", "enum/0", "partial", 50.0),
+        ("model-c", "type/0", "compile", 0.0), ("model-c", "enum/0", "failure", 0.0)}
+    compile_ = next(r for r in rows if r["verdict"] == "compile")
+    assert compile_["tests"] == "\u274c test 0\n\u274c test 1\n\u274c test 2"
     tooltip = {t["field"] for t in spec["spec"]["encoding"]["tooltip"]}
-    assert {"schema", "passed", "failed"} <= tooltip
+    assert {"group", "description", "schema", "tests"} <= tooltip
+    # the schemas' text is looked up, once, not repeated per contender
+    [lookup] = spec["spec"]["transform"]
+    assert [r["task"] for r in lookup["from"]["data"]["values"]] == ["enum/0", "type/0"]
+    assert "schema" not in rows[0]
 
 
 def test_mistake_table_has_a_column_per_contender(store):
@@ -146,3 +155,26 @@ def test_no_funnel_for_hand_written_cases(store, tmp_path):
     run = add_run(store, "y", "yaml", "m", [], suite_options={"path": str(tmp_path / "cases")})
     assert funnel_rows(load_runs(store, [run])) == []
     assert not (tmp_path / "cases" / "synth.sqlite").exists()  # reading made nothing
+
+
+def test_a_long_setting_folds_to_a_count_with_the_list_on_demand(store):
+    names = [f"exercise-{i:03d}" for i in range(129)]
+    run = add_run(store, "x", "exercism", "m", [], suite_options={
+        "exercises": ",".join(names), "edit_format": "whole", "path": "/tracks/python"})
+    settings = summary_row(load_runs(store, [run])[0])[-1]
+    assert '<details class="fold"><summary>exercises: 129 items</summary>' in settings.html
+    assert "exercise-000, exercise-001" in settings.html and "exercise-128" in settings.html
+    assert "edit_format=whole<br>" in settings.html and "path=/tracks/python" in settings.html
+
+
+def test_an_unfinished_run_says_so_and_how_to_complete_it(store):
+    run = add_run(store, "died", "humaneval", "m", [
+        Sample("HumanEval/0", 0, [attempt(Verdict.PASSED)])], finished=False)
+    view = load_runs(store, [run, completion_run(store)])
+    state = summary_row(view[0])[-2]
+    assert "unfinished: 1 sample stored so far" in state.html
+    assert "<code>codetrial run --resume died</code>" in state.html
+    assert summary_row(view[1])[-2] == "finished"
+    note = unfinished_note([v.summary for v in view])
+    assert "died" in note and "hostile" not in note
+    assert unfinished_note([view[1].summary]) == ""

@@ -1,28 +1,72 @@
-"""Spot comment lines that stand in for code a model left out ("# ... rest of code")."""
+"""Spot comment lines that stand in for code a model left out (`# ... existing code ...`).
+
+A whole-line comment is an elision when it is an ellipsis on its own (`# ...`), an ellipsis
+followed by words about code (`// ... rest of the class`), or a phrase that says code was left
+out or kept (`# rest of the file`, `/* remaining methods unchanged */`, `# keep the original
+implementation as is`). A comment that names no code ("# other letters stay unchanged") is an
+ordinary comment of a solution, and so is any line the file already had before the edit: only
+what the model wrote is counted.
+"""
 
 from __future__ import annotations
 
 import re
 
+from codetrial.editformats.edits import Edit
+from codetrial.editformats.reference import new_side
+from codetrial.editformats.udiff import read_ops
+
 _COMMENT = re.compile(r"^\s*(?:#|//|--|/\*+|\*|<!--|;)\s*(?P<body>.*?)\s*(?:\*/|-->)?\s*$")
-_ELISION = re.compile(
-    r"^(?:\.{3}|…)"
-    r"|(?:\.{3}|…)$"
-    r"|\brest of (?:the )?(?:code|file|class|function|method|implementation|module)\b"
-    r"|\b(?:existing|previous|original|other) (?:code|methods|functions|implementation|logic)\b"
-    r"|\b(?:remains?|stays?|is|are|left) (?:the same|unchanged|as (?:is|before))\b"
-    r"|\bunchanged\b|\bsame as (?:before|above|original)\b|\bas before\b"
-    r"|\b(?:omitted|elided) for brevity\b|\bfor brevity\b|\bcode omitted\b",
-    re.IGNORECASE,
-)
+_CODE = (r"(?:code|implementations?|methods?|functions?|class(?:es)?|file|module|logic|body"
+         r"|functionality|definitions?|helpers?|imports?|attributes|properties|fields)")
+_ELLIPSIS = re.compile(r"^(?:\.\s?){3,}|^…")
+_ELIDED = re.compile(
+    rf"\b(?:rest|remainder) of (?:the |this |your )?{_CODE}\b"
+    rf"|\b(?:existing|remaining|unchanged) {_CODE}\b"
+    rf"|\b{_CODE} (?:omitted|elided|unchanged|not shown|goes here|as before|"
+    r"(?:remains?|stays?|is|are) (?:the same|unchanged|as (?:is|before)))\b"
+    r"|\b(?:omitted|elided|left out) for brevity\b|\bcode omitted\b"
+    r"|\bthe rest (?:remains?|stays?|is) (?:the same|unchanged|as before)\b"
+    r"|^(?:unchanged|no changes?|same as (?:before|above)|as before)\W*$",
+    re.IGNORECASE)
+_KEPT = re.compile(rf"\b(?:other|previous|original|same|old) {_CODE}\b", re.IGNORECASE)
+_KEEP_WORDS = re.compile(r"\b(?:unchanged|as is|as before|the same|here|keep|kept|untouched)\b"
+                         r"|\.\.\.|…", re.IGNORECASE)
+_CODE_WORD = re.compile(rf"\b{_CODE}\b|\band so on\b|\betc\b", re.IGNORECASE)
 
 
-def find_lazy_comments(text: str) -> list[str]:
-    """The stripped comment lines of `text` that elide code instead of writing it."""
+def is_elision(body: str) -> bool:
+    """Whether a comment's text (marker stripped) says that code was left out."""
+    if _ELLIPSIS.match(body):
+        rest = _ELLIPSIS.sub("", body).strip(" .…:;,-()")
+        return not rest or bool(_CODE_WORD.search(rest) or _ELIDED.search(rest))
+    return bool(_ELIDED.search(body) or (_KEPT.search(body) and _KEEP_WORDS.search(body)))
+
+
+def find_lazy_comments(text: str, before: str = "") -> list[str]:
+    """The stripped comment lines of `text` that elide code, leaving out lines `before` has."""
+    known = {line.strip() for line in before.split("\n")}
     found = []
     for line in text.split("\n"):
         match = _COMMENT.match(line)
-        if match and not line.lstrip().startswith(("#!", "# -*-")) and _ELISION.search(
-                match["body"]):
+        if (match and line.strip() not in known
+                and not line.lstrip().startswith(("#!", "# -*-")) and is_elision(match["body"])):
             found.append(line.strip())
     return found
+
+
+def written_text(edit: Edit) -> str:
+    """The lines an edit puts into its file: the new file, the replacement, a hunk's new side
+    (an unmarked line counts as added)."""
+    if edit.kind == "whole":
+        return edit.content
+    if edit.kind == "replace":
+        return edit.replace
+    return "\n".join(new_side(read_ops(edit.hunk, lambda line: "+")))
+
+
+def lazy_comments(edits: list[Edit], files: dict[str, str]) -> list[str]:
+    """The elisions the edits would write, not counting what each file or SEARCH already had."""
+    return [line for edit in edits
+            for line in find_lazy_comments(written_text(edit),
+                                           f"{files.get(edit.path) or ''}\n{edit.search}")]

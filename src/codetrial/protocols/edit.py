@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codetrial.core import Attempt, Sample, Task, UsageError, Verdict
-from codetrial.editformats import EditFormat, MalformedReply, find_lazy_comments, get_format
+from codetrial.editformats import EditFormat, MalformedReply, get_format
 from codetrial.editformats import reflection_message as apply_error_message
+from codetrial.editformats.lazy import lazy_comments
 from codetrial.editformats.text import language_for
 from codetrial.models.base import Reply
 from codetrial.protocols.base import Protocol, SampleContext, ask, attempt_from_reply, protocol
@@ -149,6 +150,7 @@ class EditProtocol(Protocol):
         except MalformedReply as exc:
             return (f"Your reply could not be used: {exc}\n"
                     "Send the edits again, exactly in the format the first message described.")
+        total.details["lazy_comments"] += len(lazy_comments(edits, conv.files))
         result = conv.fmt.apply(edits, conv.files)
         conv.files = {p: result.files[p] for p in conv.files if p in result.files}
         total.details["applied"].extend(result.applied)
@@ -164,7 +166,6 @@ def _accumulate(total: Attempt, part: Attempt, reply: Reply) -> None:
     if part.cost_usd is not None:
         total.cost_usd = (total.cost_usd or 0.0) + part.cost_usd
     total.details["replies"].append({"text": reply.text, **part.details})
-    total.details["lazy_comments"] += len(find_lazy_comments(reply.text))
 
 
 def _test_counters(output: str, verdict: Verdict) -> dict[str, int]:

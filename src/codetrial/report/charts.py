@@ -12,7 +12,6 @@ import altair as alt
 
 Rows = list[dict[str, Any]]
 PERCENT = alt.Scale(domain=[0, 100])
-VERDICTS = {"ok": "#2ca02c", "partial": "#ff7f0e", "failure": "#d62728", "compile": "#7f7f7f"}
 
 
 def percent(value: float | None) -> float | None:
@@ -88,13 +87,3 @@ def funnel_chart(rows: Rows) -> alt.TopLevelMixin:
         tooltip=["stage:N", "count:Q", "directory:N"],
     ).properties(width=600).facet(row=alt.Row("directory:N", title=None)))
 
-
-def verdict_chart(rows: Rows) -> alt.TopLevelMixin:
-    """Spec-to-code without the suite's own chart: percent right per group, by verdict."""
-    return alt.Chart(alt.Data(values=rows)).mark_bar().encode(
-        x=alt.X("task:N", title="schema group", axis=alt.Axis(labels=False, ticks=False)),
-        y=alt.Y("percent:Q", title="tests right (%)", scale=PERCENT),
-        color=alt.Color("verdict:N", scale=alt.Scale(domain=list(VERDICTS),
-                                                     range=list(VERDICTS.values()))),
-        tooltip=["task:N", "verdict:N", "percent:Q", "schema:N", "passed:N", "failed:N"],
-    ).properties(width=900, height=160).facet(row=alt.Row("contender:N", title=None))

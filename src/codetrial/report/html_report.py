@@ -16,12 +16,13 @@ from codetrial.report.runs import RunView, load_runs
 from codetrial.report.spec import spec_section
 from codetrial.report.speed import speed_section
 from codetrial.report.synthesis import synthesis_section
-from codetrial.report.tables import summary_table
+from codetrial.report.tables import summary_table, unfinished_note
 from codetrial.store import Store
 
 
 def build_sections(runs: list[RunView], perf_files: Sequence[Path] = ()) -> list[Section]:
-    found = [Section("summary", "Runs", [summary_table(runs)]), editing_section(runs),
+    runs_part = [unfinished_note([r.summary for r in runs]), summary_table(runs)]
+    found = [Section("summary", "Runs", runs_part), editing_section(runs),
              spec_section(runs), speed_section(list(perf_files)), synthesis_section(runs),
              drilldown_section(runs)]
     return [s for s in found if s is not None]

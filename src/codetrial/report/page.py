@@ -51,8 +51,9 @@ h1 { margin-top: 1.5rem; } h2 { border-bottom: 1px solid #ccc; margin-top: 2.5re
 nav a { margin-right: 1rem; }
 table { border-collapse: collapse; margin: .5rem 0 1rem; }
 th, td { border: 1px solid #ddd; padding: .25rem .5rem; text-align: left; vertical-align: top;
-         max-width: 18rem; }
-th { background: #f4f4f4; }
+         max-width: 18rem; overflow-wrap: anywhere; }
+th { background: #f4f4f4; overflow-wrap: normal; }
+td.id { overflow-wrap: normal; }  /* breaks at its hyphens */
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 pre { background: #f7f7f7; padding: .5rem; overflow-x: auto; max-height: 30rem;
       white-space: pre-wrap; word-break: break-word; }
@@ -61,9 +62,14 @@ summary { cursor: pointer; }
 .verdict-passed { color: #2a7d2a; } .verdict-infra { color: #8a6d00; }
 .verdict-failed { color: #b22222; }
 .note { color: #666; }
-.chart { margin: 1rem 0; }
+.chart { margin: 1rem 0; overflow-x: auto; }
 .wide { overflow-x: auto; }
-td.small { font-size: 12px; color: #444; min-width: 9rem; overflow-wrap: anywhere; }
+td.small { font-size: 12px; color: #444; min-width: 8rem; }
+td.unfinished { color: #b22222; min-width: 8rem; }
+.warning { color: #b22222; }
+.warning { border: 1px solid #b22222; background: #fff5f5; padding: 0 1rem; margin: 1rem 0; }
+details.fold > summary { color: #245; }
+#vg-tooltip-element td.value { white-space: pre-wrap; max-width: 34rem; overflow-wrap: anywhere; }
 """
 
 

@@ -1,18 +1,36 @@
-"""HTML tables: the summary of each run and the spec-to-code mistake table."""
+"""HTML tables: the summary of each run and the spec-to-code mistake table.
+
+No cell may be wider than a window: long settings (an Exercism run's 129 exercise names) fold
+to a count with the list on demand, and every cell breaks long words.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from codetrial.report.page import esc
 from codetrial.report.runs import RunView, settings
+from codetrial.report.state import is_finished, resume_command, state_text
 from codetrial.report.terminal import format_estimate
 
-Cell = str | tuple[str, str]  # text, or (text, css class); escaped when the table is built
+FOLD_ITEMS = 5  # a setting with more items than this shows its count, the list on demand
+FOLD_CHARS = 60
+
+
+@dataclass(frozen=True)
+class Markup:
+    """A cell whose HTML is built (and escaped) by the caller."""
+
+    html: str
+    css: str = ""
+
+
+Cell = str | tuple[str, str] | Markup  # text, or (text, css class), escaped when built
 
 SUMMARY_HEADERS = ("run", "contender", "suite", "pass rate (95% CI)", "pass@k (95% CI)",
-                   "infra errors (not counted)", "tasks / samples", "tokens", "cost",
-                   "model s / test s", "finished", "settings")
+                   "infra errors (not counted)", "tasks, samples, tokens, cost, seconds",
+                   "state", "settings")
 
 
 def html_table(headers: tuple[str, ...] | list[str], rows: list[list[Cell]]) -> str:
@@ -23,9 +41,12 @@ def html_table(headers: tuple[str, ...] | list[str], rows: list[list[Cell]]) -> 
 
 
 def _cell(cell: Cell) -> str:
-    text, css = cell if isinstance(cell, tuple) else (cell, "")
-    lines = "<br>".join(esc(line) for line in text.split("\n"))
-    return f'<td class="{esc(css)}">{lines}</td>' if css else f"<td>{lines}</td>"
+    if isinstance(cell, Markup):
+        body, css = cell.html, cell.css
+    else:
+        text, css = cell if isinstance(cell, tuple) else (cell, "")
+        body = "<br>".join(esc(line) for line in text.split("\n"))
+    return f'<td class="{esc(css)}">{body}</td>' if css else f"<td>{body}</td>"
 
 
 def summary_table(runs: list[RunView]) -> str:
@@ -42,14 +63,55 @@ def summary_row(run: RunView) -> list[Cell]:
     pass_at = "\n".join(f"pass@{k} {_estimate(e)}"
                         for k, e in s.get("pass_at_interval", {}).items())
     return [
-        run.run_id, run.contender, (f"{run.record.suite}\n{s.get('suite_version') or ''}", "small"),
+        (run.run_id, "id"), run.contender,
+        (f"{run.record.suite}\n{s.get('suite_version') or ''}", "small"),
         (_estimate(s["pass_rate"]), "num"), (pass_at or "-", "num"),
-        (str(s["infra_errors"]), "num"), (f"{s['tasks']} / {s['samples']}", "num"),
-        (str(s["tokens"]), "num"), (f"${s['cost_usd']:.4f}", "num"),
-        (f"{s['model_seconds']:.1f} / {s['test_seconds']:.1f}", "num"),
-        "yes" if s.get("finished") else "no (resumable)",
-        ("\n".join(f"{k}={v}" for k, v in settings(run).items()), "small"),
+        (str(s["infra_errors"]), "num"), (_work(s), "num"),
+        state_cell(s), settings_cell(settings(run)),
     ]
+
+
+def _work(s: dict[str, Any]) -> str:
+    return (f"{s['tasks']} tasks, {s['samples']} samples\n{s['tokens']} tokens, "
+            f"${s['cost_usd']:.4f}\nmodel {s['model_seconds']:.1f} s, tests "
+            f"{s['test_seconds']:.1f} s")
+
+
+def state_cell(summary: dict[str, Any]) -> Cell:
+    if is_finished(summary):
+        return state_text(summary)
+    return Markup(f"<b>{esc(state_text(summary))}</b><br>complete it with "
+                  f"<code>{esc(resume_command(str(summary['run_id'])))}</code>", "unfinished")
+
+
+def unfinished_note(summaries: list[dict[str, Any]]) -> str:
+    """A warning above the runs table naming each unfinished run; empty when all finished."""
+    items = "".join(f"<li><b>{esc(s['run_id'])}</b>: {esc(state_text(s))}; complete it with "
+                    f"<code>{esc(resume_command(str(s['run_id'])))}</code></li>"
+                    for s in summaries if not is_finished(s))
+    return (f'<div class="warning" id="unfinished"><p>Unfinished runs: their figures cover only '
+            f"the samples stored so far.</p><ul>{items}</ul></div>") if items else ""
+
+
+def settings_cell(chosen: dict[str, Any]) -> Markup:
+    """`key=value` lines; a long list folds to `key: N items` that opens on a click."""
+    return Markup("<br>".join(_setting(k, v) for k, v in chosen.items()), "small")
+
+
+def _setting(key: str, value: Any) -> str:
+    items = _items(value)
+    if len(items) <= FOLD_ITEMS and (len(items) == 1 or len(", ".join(items)) <= FOLD_CHARS):
+        return esc(f"{key}={', '.join(items) if isinstance(value, list | tuple) else value}")
+    return (f'<details class="fold"><summary>{esc(key)}: {len(items)} items</summary>'
+            f"{esc(', '.join(items))}</details>")
+
+
+def _items(value: Any) -> list[str]:
+    """A list, or a comma-separated option (`--exercises a,b,c`), as its items."""
+    if isinstance(value, list | tuple):
+        return [str(v) for v in value]
+    text = str(value)
+    return [part.strip() for part in text.split(",")] if "," in text else [text]
 
 
 def mistake_table(runs: list[RunView]) -> str:

@@ -7,9 +7,12 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from codetrial.report.state import is_finished, resume_command, state_text
+
 CORE_FIELDS = {"run_id", "suite", "model", "protocol", "tasks", "samples", "passed", "pass_rate",
                "pass_at", "infra_errors", "verdict_counts", "tokens", "cost_usd",
                "model_seconds", "test_seconds", "finished"}
+CHART_ROWS = {"groups"}  # a row per schema, for the chart: --json and --html show them
 
 
 def _plain(value: Any) -> str:
@@ -39,7 +42,10 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
     table.add_column()
     for key in ("suite", "model", "protocol"):
         table.add_row(key, str(summary.get(key, "")))
-    table.add_row("tasks / samples", f"{summary['tasks']} / {summary['samples']}")
+    finished = is_finished(summary)
+    table.add_row("state", state_text(summary), style=None if finished else "bold red")
+    stored = "" if finished else " (stored so far)"
+    table.add_row("tasks / samples", f"{summary['tasks']} / {summary['samples']}{stored}")
     table.add_row("passed", str(summary["passed"]))
     table.add_row("pass rate (95% CI)", format_estimate(summary["pass_rate"]))
     for k, est in summary["pass_at_interval"].items():
@@ -51,9 +57,12 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
     table.add_row("model s / test s", f"{summary['model_seconds']:.1f} / "
                                       f"{summary['test_seconds']:.1f}")
     for key, value in summary.items():
-        if key not in CORE_FIELDS and not key.endswith("_interval"):
+        if key not in CORE_FIELDS | CHART_ROWS and not key.endswith("_interval"):
             table.add_row(key.replace("_", " "), _plain(value))
     console.print(table)
+    if not finished:  # on a line of its own, so that it is never wrapped
+        console.print(f"complete it with: {resume_command(summary['run_id'])}", soft_wrap=True,
+                      style="bold red")
 
 
 def print_comparison(run_a: str, run_b: str, result: Any, console: Console) -> None:

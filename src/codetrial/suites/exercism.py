@@ -163,6 +163,33 @@ class Exercism(EditSuite):
         through the request)."""
         return (Path(self.options["path"]),) if self.options.get("path") else ()
 
+    def version(self) -> str:
+        """What the tasks came from: the track's git commit (`+dirty` when the exercises have
+        uncommitted changes) when the path is a checkout, else a digest of the exercise files."""
+        import hashlib
+        import subprocess
+
+        root = Path(self.options["path"])
+        exercises = find_exercises(root)
+
+        def git(*args: str) -> str | None:
+            try:
+                done = subprocess.run(["git", "-C", str(root), *args], capture_output=True,
+                                      text=True, timeout=30)
+            except (OSError, subprocess.TimeoutExpired):
+                return None
+            return done.stdout.strip() if done.returncode == 0 else None
+
+        if git("ls-files", "--", ".") and (commit := git("rev-parse", "HEAD")):
+            dirty = "+dirty" if git("status", "--porcelain", "--", ".") else ""
+            return f"exercism git {commit}{dirty} ({len(exercises)} exercises)"
+        digest = hashlib.sha256()
+        for path in sorted(p for e in exercises for p in e.rglob("*")
+                           if p.is_file() and "__pycache__" not in p.parts):
+            data = path.read_bytes()
+            digest.update(f"{path.relative_to(root).as_posix()}\0{len(data)}\0".encode() + data)
+        return f"exercism sha256:{digest.hexdigest()[:16]} ({len(exercises)} exercises)"
+
     def edit_files(self, task: Task) -> dict[str, str]:
         """The solution files, less build files (Cargo.toml): those always come pristine."""
         lang = get_language(task.data.get("language", "python"))
