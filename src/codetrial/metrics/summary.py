@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +28,7 @@ class RunSummary:
     cost_usd: float = 0.0
     model_seconds: float = 0.0
     test_seconds: float = 0.0
+    tried: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -44,6 +45,7 @@ class RunSummary:
             "cost_usd": self.cost_usd,
             "model_seconds": round(self.model_seconds, 3),
             "test_seconds": round(self.test_seconds, 3),
+            "tried": self.tried,
         }
 
 
@@ -71,7 +73,26 @@ def summarize(samples: list[Sample], samples_per_task: int) -> RunSummary:
         cost_usd=sum(s.total("cost_usd") for s in samples),
         model_seconds=sum(s.total("model_seconds") for s in samples),
         test_seconds=sum(s.total("test_seconds") for s in samples),
+        tried=tried_figures(samples),
     )
+
+
+TRIED_SHOWN = 5  # what one sample tried, listed (the counts cover everything)
+
+
+def tried_figures(samples: list[Sample]) -> dict[str, Any]:
+    """Samples whose code tried to reach what it must not (files outside its directory, the
+    frames of its caller, test machinery), from each attempt's details["tried"] ("kind:detail"
+    strings): per kind, how many samples; and which samples. Reported apart: never a verdict."""
+    kinds: Counter[str] = Counter()
+    listed: dict[str, list[str]] = {}
+    for sample in samples:
+        tried = [str(t) for a in sample.attempts for t in a.details.get("tried") or []]
+        if tried:
+            kinds.update({t.split(":", 1)[0] for t in tried})
+            listed[f"{sample.task_id}#{sample.index}"] = list(dict.fromkeys(tried))[:TRIED_SHOWN]
+    return {"samples": len(listed), "kinds": dict(sorted(kinds.items())),
+            "sample_ids": list(listed), "examples": listed}
 
 
 def _pass_at(per_task: dict[str, list[int]], k: int) -> Estimate | None:

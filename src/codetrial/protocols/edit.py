@@ -107,6 +107,7 @@ class EditProtocol(Protocol):
         attempt.verdict, attempt.tests, attempt.output = grade.verdict, grade.tests, grade.output
         attempt.test_seconds = grade.seconds
         attempt.code = "\n".join(f"# {p}\n{conv.files[p]}" for p in suite.edit_files(task))
+        attempt.details.update(grade.details)  # e.g. what the code tried ("tried")
         attempt.details.update(_test_counters(grade.output, grade.verdict))
         return attempt
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from codetrial.report.cheating import tried_section
 from codetrial.report.drilldown import drilldown_section
 from codetrial.report.editing import editing_section
 from codetrial.report.page import Figure, Section, javascript_bundle, render_page
@@ -24,7 +25,7 @@ def build_sections(runs: list[RunView], perf_files: Sequence[Path] = ()) -> list
     runs_part = [unfinished_note([r.summary for r in runs]), summary_table(runs)]
     found = [Section("summary", "Runs", runs_part), editing_section(runs),
              spec_section(runs), speed_section(list(perf_files)), synthesis_section(runs),
-             drilldown_section(runs)]
+             tried_section(runs), drilldown_section(runs)]
     return [s for s in found if s is not None]
 
 

@@ -11,7 +11,7 @@ from codetrial.report.state import is_finished, resume_command, state_text
 
 CORE_FIELDS = {"run_id", "suite", "model", "protocol", "tasks", "samples", "passed", "pass_rate",
                "pass_at", "infra_errors", "verdict_counts", "tokens", "cost_usd",
-               "model_seconds", "test_seconds", "finished"}
+               "model_seconds", "test_seconds", "finished", "tried"}
 CHART_ROWS = {"groups"}  # a row per schema, for the chart: --json and --html show them
 
 
@@ -25,6 +25,16 @@ def _plain(value: Any) -> str:
             return "undefined"
         return f"{value['value']:.3f} [{value['low']:.3f}, {value['high']:.3f}]"
     return str(value)
+
+
+def tried_text(tried: dict[str, Any], shown: int = 10) -> str:
+    """How many samples tried what (see metrics.summary.tried_figures), and which ones."""
+    if not tried.get("samples"):
+        return "none"
+    kinds = ", ".join(f"{kind} {n}" for kind, n in tried["kinds"].items())
+    ids = tried["sample_ids"]
+    more = f", ... {len(ids) - shown} more" if len(ids) > shown else ""
+    return f"{tried['samples']} samples ({kinds}): {', '.join(ids[:shown])}{more}"
 
 
 def format_estimate(estimate: dict[str, float] | None) -> str:
@@ -51,6 +61,7 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
     for k, est in summary["pass_at_interval"].items():
         table.add_row(f"pass@{k} (95% CI)", format_estimate(est))
     table.add_row("infra errors (not counted)", str(summary["infra_errors"]))
+    table.add_row("tried to cheat (no verdict)", tried_text(summary.get("tried") or {}))
     table.add_row("verdicts", ", ".join(f"{v} {n}" for v, n in
                                         sorted(summary["verdict_counts"].items())))
     table.add_row("tokens / cost", f"{summary['tokens']} / ${summary['cost_usd']:.4f}")

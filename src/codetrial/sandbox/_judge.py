@@ -16,10 +16,16 @@ ways to judge the model's code by value:
   kill from an error.
 - `check_names`: the same split for a fill-in-the-middle case whose hole holds Python: the
   filled code runs in the subject, the case's test here, on plain values of the names it reads.
+
+Wherever the model's code runs, an audit hook (`codetrial_audit`) is installed first; what it
+records (files read outside the working directory, frame introspection, ...) comes back as
+{"tried": [...]} entries among the answers (`answer_calls`) or on a last line of the same
+form (the subjects), for the report: it never changes a verdict.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -29,6 +35,7 @@ import sys
 import traceback
 import types
 
+import codetrial_audit as audit
 import codetrial_plain as plain
 
 _FRAME = struct.Struct(">I")
@@ -70,6 +77,7 @@ def answer_calls(code: str, entry: str) -> None:
     calls = [plain.decode(call) for call in json.loads(sys.stdin.read())]
     answers: list = []
     main = sys.modules["__main__"]
+    _recorder[0] = audit.install(os.getcwd(), [])
     try:
         function = load_module(code)[entry]
     except BaseException as exc:
@@ -88,17 +96,23 @@ def answer_calls(code: str, entry: str) -> None:
 
 STREAMED = 32_000
 _streamed = [0]
+_recorder: list = [None]  # what the code under test tried, in answer_calls
 
 
 def _give(answers: list, answer: dict, exc: BaseException | None = None) -> None:
+    """An answer, after what was tried while it was computed ({"tried": [...]})."""
+    recorder = _recorder[0]
     if exc is not None:
-        traceback.print_exception(type(exc), exc, exc.__traceback__)
-    answers.append(answer)
-    line = plain.ANSWER_PREFIX + json.dumps(answer) + "\n"
-    _streamed[0] += len(line)
-    if _streamed[0] <= STREAMED:
-        sys.stdout.write(line)
-        sys.stdout.flush()
+        with recorder.paused() if recorder else contextlib.nullcontext():
+            traceback.print_exception(type(exc), exc, exc.__traceback__)
+    tried = recorder.drain() if recorder else []
+    for item in ([{"tried": tried}] if tried else []) + [answer]:
+        answers.append(item)
+        line = plain.ANSWER_PREFIX + json.dumps(item) + "\n"
+        _streamed[0] += len(line)
+        if _streamed[0] <= STREAMED:
+            sys.stdout.write(line)
+            sys.stdout.flush()
 
 
 # ---------------------------------------------------------------- a subject process
@@ -201,22 +215,31 @@ def fork_subject(body, *args: object) -> tuple[int, int, int]:
 
 
 def _serve(out: int, inp: int, code: str) -> None:
-    """In the subject: run the model's module, then answer the judge about its names."""
+    """In the subject: run the model's module, then answer the judge about its names. Every
+    reply carries what the code tried since the last one."""
+    recorder = audit.install(os.getcwd(), [])
+
+    def send(reply: dict) -> None:
+        tried = recorder.drain()
+        send_frame(out, json.dumps({**reply, "tried": tried} if tried else reply).encode())
+
     try:
         namespace = load_module(code)
     except BaseException as exc:
-        traceback.print_exception(type(exc), exc, exc.__traceback__)
-        send_frame(out, json.dumps(raised(exc)).encode())
+        with recorder.paused():
+            traceback.print_exception(type(exc), exc, exc.__traceback__)
+        send(raised(exc))
         return
-    send_frame(out, b'{"ready": true}')
+    send({"ready": True})
     while (frame := recv_frame(inp)) is not None:
         request = json.loads(frame)
         try:
             reply = _answer(namespace, request["name"], request.get("call"))
         except BaseException as exc:
-            traceback.print_exception(type(exc), exc, exc.__traceback__)
+            with recorder.paused():
+                traceback.print_exception(type(exc), exc, exc.__traceback__)
             reply = raised(exc)
-        send_frame(out, json.dumps(reply).encode())
+        send(reply)
 
 
 def _answer(namespace: dict, name: str, call: object) -> dict:
@@ -255,6 +278,7 @@ class Subject:
         self.entry = entry
         self.pid, self._in, self._out = fork_subject(_serve, code)
         self._ready = False
+        self.tried: dict[str, None] = {}  # what the subject says its code tried
 
     def _receive(self) -> dict:
         frame = recv_frame(self._in)
@@ -265,6 +289,7 @@ class Subject:
             message = json.loads(frame)
             if type(message) is not dict:
                 raise TypeError("not an object")
+            self._note(message.get("tried"))
             decoded = {key: plain.decode(message[key]) for key in ("value", "after")
                        if key in message}
         except (ValueError, TypeError, KeyError, RecursionError) as exc:
@@ -275,6 +300,11 @@ class Subject:
                 raise RuntimeError(f"the code under test raised {name}: {text}")
             raise plain.exception_named(name, text)
         return decoded if "value" in message else message
+
+    def _note(self, items: object) -> None:
+        for item in items if type(items) is list else []:
+            if len(self.tried) < audit.MAX_ITEMS:
+                self.tried.setdefault(str(item)[:audit.MAX_TEXT], None)
 
     def ready(self) -> None:
         """Wait for the module to load; raises what loading it raised."""
@@ -350,7 +380,7 @@ def check_by_value(code: str, entry: str) -> None:
         run_source(spec["test"], "<test>", namespace)
         namespace["check"](candidate)
     finally:
-        subject.close()
+        _closed(subject)
 
 
 def check_names(code: str) -> None:
@@ -378,7 +408,15 @@ def check_names(code: str) -> None:
                 _bind(namespace, name, subject)
         run_source(spec["test"], "<test>", namespace)
     finally:
-        subject.close()
+        _closed(subject)
+
+
+def _closed(subject: Subject) -> None:
+    """End the subject, and say what its code tried (printed: the check may have failed)."""
+    subject.close()
+    if subject.tried:
+        sys.stdout.write(plain.ANSWER_PREFIX + json.dumps({"tried": list(subject.tried)}) + "\n")
+        sys.stdout.flush()
 
 
 def free_names(source: str) -> list[str]:

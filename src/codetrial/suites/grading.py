@@ -49,9 +49,11 @@ def verdict_of(outcome: Outcome) -> Verdict:
 
 
 def failure_text(outcome: Outcome, limit: int = 4000) -> str:
-    text = (outcome.stdout + ("\n" if outcome.stdout and outcome.stderr else "") + outcome.stderr)
-    text = text or outcome.detail
-    return text[-limit:]
+    """What the program printed (its answer lines left out), else how the sandbox ended it."""
+    lines = outcome.stdout.split("\n")
+    stdout = "\n".join(ln for ln in lines if not ln.startswith(ANSWER_PREFIX))
+    text = stdout + ("\n" if stdout and outcome.stderr else "") + outcome.stderr
+    return (text or outcome.detail)[-limit:]
 
 
 # ---------------------------------------------------------------- checks by value
@@ -103,7 +105,7 @@ async def grade_by_value(check: CallCheck, code: str, sandbox: Sandbox, limits: 
     message = "" if replayed.verdict == Verdict.PASSED else _join(replayed.message,
                                                                    program_output(outcome))
     return Grade(replayed.verdict, [TestResult("check", replayed.verdict, message)], message,
-                 outcome.wall_seconds)
+                 outcome.wall_seconds, tried_details(outcome))
 
 
 async def _grade_apart(check: CallCheck, code: str, sandbox: Sandbox, limits: Limits) -> Grade:
@@ -113,16 +115,32 @@ async def _grade_apart(check: CallCheck, code: str, sandbox: Sandbox, limits: Li
     verdict = verdict_of(outcome)
     message = "" if outcome.status == "ok" else failure_text(outcome)
     return Grade(verdict, [TestResult("check", verdict, message)], message, outcome.wall_seconds,
-                 {"judged": "apart"})
+                 {"judged": "apart", **tried_details(outcome)})
 
 
 def _join(*parts: str) -> str:
     return "\n".join(p.rstrip() for p in parts if p.strip())
 
 
-@functools.lru_cache(maxsize=1024)
+_recorded: dict[CallCheck, list[Any]] = {}
+
+
 def record_calls(check: CallCheck) -> list[Any]:
-    """The arguments of every call `check` makes, encoded, when the candidate is correct."""
+    """The arguments of every call `check` makes, encoded, when the candidate is correct: once
+    per process, or read from the suite data cache (see recorded_calls.py)."""
+    calls = _recorded.get(check)
+    if calls is None:
+        calls = _recorded[check] = _record(check)
+    return calls
+
+
+def known_calls(check: CallCheck, calls: list[Any]) -> None:
+    """What record_calls(check) would return, recorded earlier (a wrong list costs speed, not
+    verdicts: replay compares every call the test makes with it)."""
+    _recorded[check] = calls
+
+
+def _record(check: CallCheck) -> list[Any]:
     reference: dict[str, Any] = _namespace()
     exec(compile(check.reference, "<reference>", "exec"), reference)
     calls: list[Any] = []
@@ -223,18 +241,42 @@ def _seeded_random() -> types.ModuleType:
     return module
 
 
-def answers_of(outcome: Outcome) -> list[Any]:
-    """The answers a program gave: its report when it finished, else the lines it printed."""
-    if outcome.status == "ok" and isinstance(outcome.report, list):
-        return outcome.report
-    answers = []
+def _printed(outcome: Outcome) -> list[Any]:
+    """The answer lines a program printed, up to the first that is not JSON."""
+    items = []
     for line in outcome.stdout.split("\n"):  # not splitlines(): it also splits at \x1c-\x1e
         if line.startswith(ANSWER_PREFIX):
             try:
-                answers.append(json.loads(line[len(ANSWER_PREFIX):]))
+                items.append(json.loads(line[len(ANSWER_PREFIX):]))
             except (ValueError, RecursionError):
                 break
-    return answers
+    return items
+
+
+def _is_tried(item: Any) -> bool:
+    return isinstance(item, dict) and list(item) == ["tried"]
+
+
+def answers_of(outcome: Outcome) -> list[Any]:
+    """The answers a program gave: its report when it finished, else the lines it printed
+    (what the code tried, reported among them, left out)."""
+    if outcome.status == "ok" and isinstance(outcome.report, list):
+        return [a for a in outcome.report if not _is_tried(a)]
+    return [a for a in _printed(outcome) if not _is_tried(a)]
+
+
+def tried_of(outcome: Outcome) -> list[str]:
+    """What the code under test tried ("kind:detail"), as the judges report it: the audit
+    hook's findings, for the report only (a verdict never depends on them)."""
+    report = outcome.report if isinstance(outcome.report, list) else []
+    found = [str(t) for item in [*report, *_printed(outcome)] if _is_tried(item)
+             and isinstance(item["tried"], list) for t in item["tried"]]
+    return list(dict.fromkeys(found))[:50]
+
+
+def tried_details(outcome: Outcome) -> dict[str, Any]:
+    tried = tried_of(outcome)
+    return {"tried": tried} if tried else {}
 
 
 def program_output(outcome: Outcome, limit: int = 4000) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 from codetrial.core import Sample, Task, TestResult, UsageError
 from codetrial.sandbox import Sandbox
 from codetrial.suites.base import Grade, Suite, suite
-from codetrial.suites.grading import failure_text, verdict_of
+from codetrial.suites.grading import failure_text, tried_details, verdict_of
 from codetrial.synth.cases import Case, case_files, load_case
 from codetrial.synth.engines import ENGINES
 from codetrial.synth.execute import run_with_test
@@ -79,7 +79,7 @@ class YamlCases(Suite):
         verdict = verdict_of(outcome)
         message = "" if outcome.status == "ok" else failure_text(outcome)
         return Grade(verdict, [TestResult("test", verdict, message)], message,
-                     outcome.wall_seconds)
+                     outcome.wall_seconds, tried_details(outcome))
 
     def summarize(self, samples: list[Sample]) -> dict[str, Any]:
         table = most_failed(samples, self._names())
