@@ -14,17 +14,17 @@ owns the object. A class crosses as a class of the receiving side that mirrors i
 
 On the trusted side (`guarded=True`, the tests' process) nothing the other side sends is ever
 run: decoding builds only plain values and proxies. The other side may not read attributes whose
-names start with "_" (bar the operator methods) nor receive frames, code, modules or cells, so no chain of attributes leads from a callback to the tests' globals or source. And a
-handle compared with a value of this side is not equal to it (identity decides, as Python does
-when both sides say NotImplemented): no object of the model's can say it equals an expected value.
+names start with "_" (bar the operator methods), set any such name, nor receive frames, code,
+modules or cells, so no chain of attributes leads from a callback to the tests' globals or
+source. A handle compared (==, !=, <, ...) with a value of this side is not equal to it (identity
+decides, as Python does when both sides say NotImplemented; ordering raises TypeError): no object
+of the model's can say it equals an expected value. Two handles compare by the model's methods.
 """
 
 from __future__ import annotations
 
-import base64
+import binascii
 import builtins
-import datetime
-import enum
 import json
 import math
 import operator
@@ -32,8 +32,6 @@ import os
 import struct
 import sys
 import types
-from decimal import Decimal
-from fractions import Fraction
 
 __unittest = True  # unittest leaves this module's frames out of the tracebacks it prints
 PROXY_MARK = "__codetrial_proxy__"  # in this module's globals: frames to drop from tracebacks
@@ -88,7 +86,17 @@ _UNDERLYING = (
     (dict, lambda v: {k: dict.__getitem__(v, k) for k in dict.__iter__(v)}),
     (set, lambda v: set(set.__iter__(v))), (frozenset, lambda v: frozenset(frozenset.__iter__(v))),
 )
-_TIMES = (datetime.datetime, datetime.date, datetime.time, datetime.timedelta)
+_TIMES = frozenset({"datetime", "date", "time", "timedelta"})
+
+
+def _loaded(module: str, name: str) -> object:
+    """A class of a module already imported, or None: a value of it can only exist then (so the
+    subject, a fresh interpreter, need not import decimal, fractions or datetime to start)."""
+    return getattr(sys.modules.get(module), name, None)
+
+
+def _b64(data: bytes) -> str:
+    return binascii.b2a_base64(data, newline=False).decode()
 
 
 class ProxyError(Exception):
@@ -385,18 +393,20 @@ class Connection:
 
     def _encode_scalar(self, value: object, kind: type) -> dict | None:
         if kind is bytes:
-            return {"b": base64.b64encode(value).decode()}
+            return {"b": _b64(value)}
         if kind is bytearray:
-            return {"ba": base64.b64encode(bytes(value)).decode()}
+            return {"ba": _b64(bytes(value))}
         if kind is memoryview:
-            return {"b": base64.b64encode(value.tobytes()).decode()}
+            return {"b": _b64(value.tobytes())}
         if kind is complex:
             return {"c": [self.encode(value.real), self.encode(value.imag)]}
-        if kind is Fraction:
+        module = kind.__module__
+        if module == "fractions" and kind is _loaded("fractions", "Fraction"):
             return {"q": [hex(value.numerator), hex(value.denominator)]}
-        if kind is Decimal:
-            return {"m": Decimal.__str__(value)}
-        if kind in _TIMES:
+        if module == "decimal" and kind is _loaded("decimal", "Decimal"):
+            return {"m": kind.__str__(value)}
+        if module == "datetime" and kind.__name__ in _TIMES and kind is _loaded(
+                "datetime", kind.__name__):
             return {"dt": [kind.__name__, _time_state(value)]}
         return None
 
@@ -406,7 +416,8 @@ class Connection:
             remote = _REF.__get__(value)[1]
         if remote is not None:
             return {"l": remote}
-        if isinstance(value, enum.Enum) and _stdlib(kind.__module__):
+        enum = _loaded("enum", "Enum")
+        if enum is not None and isinstance(value, enum) and _stdlib(kind.__module__):
             return {"e": [kind.__module__, kind.__qualname__, value.name]}
         lowered = _plain_base(value)
         if lowered is not value:
@@ -600,7 +611,7 @@ def _decode_scalar(tag: str, body: object) -> object:
     if tag == "f" and body in ("nan", "inf", "-inf"):
         return float(body)
     if tag in ("b", "ba") and type(body) is str:
-        data = base64.b64decode(body, validate=True)
+        data = binascii.a2b_base64(body, strict_mode=True)
         return data if tag == "b" else bytearray(data)
     if tag == "c":
         real, imag = _list(body)
@@ -609,8 +620,12 @@ def _decode_scalar(tag: str, body: object) -> object:
                 *next(iter(imag.items())))))
     if tag == "q":
         numerator, denominator = (int(str(p), 16) for p in _list(body))
+        from fractions import Fraction
+
         return Fraction(numerator, denominator)
     if tag == "m" and type(body) is str:
+        from decimal import Decimal
+
         return Decimal(body)
     if tag == "dt":
         name, state = _list(body)
@@ -654,28 +669,27 @@ def _text(exc: BaseException) -> str:
 
 
 def _time_state(value: object) -> list:
-    if type(value) is datetime.timedelta:
+    name = type(value).__name__
+    if name == "timedelta":
         return [value.days, value.seconds, value.microseconds]
-    if type(value) is datetime.date:
+    if name == "date":
         return [value.toordinal()]
     if value.tzinfo is not None:
         raise ProxyError("codetrial: datetime values with a time zone do not cross")
-    if type(value) is datetime.time:
+    if name == "time":
         return [value.hour, value.minute, value.second, value.microsecond]
     return [value.year, value.month, value.day, value.hour, value.minute, value.second,
             value.microsecond]
 
 
 def _time_value(name: str, state: list) -> object:
+    import datetime
+
     parts = [_int(p) for p in state]
-    if name == "timedelta":
-        return datetime.timedelta(*parts)
     if name == "date":
         return datetime.date.fromordinal(*parts)
-    if name == "time":
-        return datetime.time(*parts)
-    if name == "datetime":
-        return datetime.datetime(*parts)
+    if name in _TIMES:
+        return getattr(datetime, name)(*parts)
     raise ValueError("not a time value")
 
 
@@ -684,6 +698,7 @@ def _stdlib(module: str) -> bool:
 
 
 def _stdlib_enum(module: str, qualname: str, name: str) -> object:
+    import enum
     import importlib
 
     if not _stdlib(module):
