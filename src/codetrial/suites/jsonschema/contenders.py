@@ -20,6 +20,10 @@ from codetrial.suites.jsonschema.selection import DRAFT_CODES
 JSONSCHEMA = "library:jsonschema"
 JSONSCHEMA_RS = "library:jsonschema-rs"
 FASTJSONSCHEMA = "compiler:fastjsonschema"
+# What `--model reference` answers with: a validator that passes the whole suite, the newest
+# included (ECMA-262 patterns such as `\p{Letter}`, which Python's `re` cannot compile, and
+# `$` that does not match before a final newline). library:jsonschema misses those.
+REFERENCE = JSONSCHEMA_RS
 # What the contenders' programs import (the sandbox imports them once per worker).
 LIBRARY_MODULES = ("jsonschema", "referencing", "jsonschema_rs", "fastjsonschema")
 DISTRIBUTIONS = {JSONSCHEMA: "jsonschema", JSONSCHEMA_RS: "jsonschema-rs",
@@ -103,10 +107,16 @@ def _retrieve(uri):
     raise KeyError(f"no remote document {{uri}}")
 
 
-# a declared $schema may name a custom metaschema: let validator_for retrieve and read it
+# a declared $schema may name a custom metaschema: let validator_for retrieve and read it, and
+# let its vocabularies say whether `format` asserts (format-assertion)
 _declared = isinstance(SCHEMA, dict) and "$schema" in SCHEMA
+_custom = _declared and str(SCHEMA["$schema"]).rstrip("#") not in {{
+    "https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2019-09/schema",
+    "http://json-schema.org/draft-07/schema", "http://json-schema.org/draft-06/schema",
+    "http://json-schema.org/draft-04/schema"}}
 _make = jsonschema_rs.validator_for if _declared else jsonschema_rs.Draft{code}Validator
-_validator = _make(SCHEMA, validate_formats={assert_format}, retriever=_retrieve)
+_validator = _make(SCHEMA, validate_formats=None if _custom else {assert_format},
+                   retriever=_retrieve)
 
 
 def validate(instance):

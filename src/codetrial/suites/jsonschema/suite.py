@@ -2,7 +2,8 @@
 
 Options (`-o KEY=VALUE`): draft (2020-12, 2019-09, 7, 6, 4), include (optional, format),
 omit (FILE,... or the preset `study`), suite_path (or --path: a suite checkout; default the
-pinned sdist), contender (what `--model reference` answers with; default library:jsonschema),
+pinned sdist), contender (what `--model reference` answers with; default library:jsonschema-rs,
+which passes the whole suite),
 augment and diagnose (true/false, default true).
 """
 
@@ -21,6 +22,7 @@ from codetrial.suites.jsonschema.checking import Case, Checked, check
 from codetrial.suites.jsonschema.contenders import (
     JSONSCHEMA,
     LIBRARY_MODULES,
+    REFERENCE,
     SchemaSpec,
     check_contender,
     contender_code,
@@ -67,7 +69,7 @@ class JsonSchemaSuite(Suite):
             raise UsageError(f"jsonschema: unknown option {unknown[0]!r}: use "
                              f"{', '.join(sorted(OPTIONS))}")
         self.draft = draft_folder(str(options.get("draft", "2020-12")))
-        self.contender = check_contender(options.get("contender") or JSONSCHEMA)
+        self.contender = check_contender(options.get("contender") or REFERENCE)
         self.augment = flag_option(options, "augment")
         self.diagnose = flag_option(options, "diagnose")
         self._loaded: tuple[SuiteSource, Selection] | None = None
