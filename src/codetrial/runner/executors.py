@@ -6,6 +6,7 @@ method, so they do not know which executor graded their program.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Protocol
@@ -41,6 +42,10 @@ class LocalExecutor:
     def mode(self) -> str:
         return self.sandbox.mode
 
+    @property
+    def unmasked(self) -> list[str]:
+        return self.sandbox.unmasked
+
     async def run(self, program: Program, limits: Limits = Limits()) -> Outcome:  # noqa: B008
         return await self.sandbox.run(program, limits)
 
@@ -61,6 +66,9 @@ async def open_executor(config: RunConfig, preload: tuple[str, ...] = (),
         executor = await RayExecutor.start(config.ray_address, preload=preload, hidden=hidden)
     else:
         executor = LocalExecutor(config.sandbox_workers, preload, hidden)
+    if unmasked := getattr(executor, "unmasked", []):
+        print(f"codetrial: warning: the {executor.mode} sandbox cannot mask answer keys (only "
+              f"file permissions guard them): {', '.join(unmasked)}", file=sys.stderr)
     try:
         yield executor
     finally:
