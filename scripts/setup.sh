@@ -26,6 +26,8 @@ command -v g++ >/dev/null || apt_packages+=(g++)
 command -v make >/dev/null || apt_packages+=(make)
 # the HTML report test opens the report in a real headless browser
 [ $want_test = 1 ] && ! command -v chromium >/dev/null && apt_packages+=(chromium)
+# ... and screenshots it: the report's tooltips mark tests with emoji
+[ $want_test = 1 ] && ! fc-list 2>/dev/null | grep -qi emoji && apt_packages+=(fonts-noto-color-emoji)
 if [ ${#apt_packages[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "setup: installing ${apt_packages[*]} with apt-get"

@@ -105,8 +105,9 @@ def elements(dom: str) -> list[tuple[str, dict[str, str | None]]]:
 
 
 # Runs in a copy of the page once every chart is drawn: reads what a person would see (marks
-# and the data bound to them, axis labels, cell widths), hovers a compile-error mark the way a
-# mouse would (pointer and mouse events dispatched on it), then writes it all as JSON.
+# and the data bound to them, axis labels, cell widths), then shows the spec section alone and
+# hovers a compile-error mark the way a mouse would (pointer and mouse events dispatched on
+# it), and writes it all as JSON.
 PROBE = """
 (function () {
   const result = {errors: [], viewport: window.innerWidth};
@@ -135,7 +136,10 @@ PROBE = """
     const note = document.getElementById("unfinished");
     result.unfinished = note ? note.textContent : "";
     const target = paths.find((p) => ((p.__data__ || {}).datum || {}).verdict === "compile");
-    target.scrollIntoView({block: "center"});
+    // the spec section alone, at the top: a headless screenshot does not follow scrolling
+    for (const el of document.body.children) {
+      if (el.id !== "spec" && el.tagName !== "SCRIPT") el.style.display = "none";
+    }
     const box = target.getBoundingClientRect();
     const at = {bubbles: true, cancelable: true, view: window, clientX: box.x + box.width / 2,
                 clientY: box.y + box.height / 2};

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from codetrial.core import Sample, UsageError, Verdict
+from codetrial.core import Attempt, Sample, TestResult, UsageError, Verdict
 from codetrial.report.drilldown import run_html
 from codetrial.report.editing import edit_rows
 from codetrial.report.html_report import build_sections
@@ -178,3 +178,40 @@ def test_an_unfinished_run_says_so_and_how_to_complete_it(store):
     note = unfinished_note([v.summary for v in view])
     assert "died" in note and "hostile" not in note
     assert unfinished_note([view[1].summary]) == ""
+
+
+def chat_sample(task: str, system: str, user: str, tries: int = 1) -> Sample:
+    """An edit-loop sample: try k sends everything try k-1 sent, its reply and the output."""
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    attempts = []
+    for t in range(1, tries + 1):
+        attempts.append(attempt(Verdict.FAILED, t, request={"kind": "chat",
+                                                             "messages": list(messages)},
+                                reply=f"```python\nanswer = {t}\n```", code=f"answer = {t}\n"))
+        messages += [{"role": "assistant", "content": f"reply {t}"},
+                     {"role": "user", "content": f"FAIL: try {t}"}]
+    return Sample(task, 0, attempts)
+
+
+def test_drilldown_shows_what_samples_share_once(store):
+    system = "Reply with whole files. " * 10
+    intro = "".join(f"Rule {i}: write plain Python.\n" for i in range(8))
+    samples = [chat_sample(f"t{i}", system, f"{intro}Task {i}: return {i}.", tries=2)
+               for i in range(3)]
+    page = run_html(load_runs(store, [add_run(store, "c", "exercism", "m", samples)])[0])
+    assert page.count(system) == 1 and page.count("Rule 7: write plain Python.") == 1
+    assert "<summary>system prompt (the same for every sample)</summary>" in page
+    assert page.count("[the run's system prompt, shown above the samples]") == 3
+    assert page.count("[the beginning every prompt shares, shown above]\nTask 1: return 1.") == 1
+    # try 2 shows only what it added to try 1's messages
+    assert page.count("[the first 2 messages: as in the previous try]") == 3
+    assert "assistant:\nreply 1\n\nuser:\nFAIL: try 1" in page
+    # the code graded is the reply's code block: shown once, in the reply
+    assert "<summary>code graded</summary>" not in page
+
+
+def test_drilldown_counts_tests_that_all_passed(store):
+    tests = [TestResult(f"test {i}", Verdict.PASSED) for i in range(5)]
+    sample = Sample("type/0", 0, [Attempt(1, Verdict.PASSED, tests=tests)])
+    page = run_html(load_runs(store, [add_run(store, "p", "jsonschema", "m", [sample])])[0])
+    assert "all 5 tests passed" in page and "<th>test</th>" not in page

@@ -69,6 +69,7 @@ td.unfinished { color: #b22222; min-width: 8rem; }
 .warning { color: #b22222; }
 .warning { border: 1px solid #b22222; background: #fff5f5; padding: 0 1rem; margin: 1rem 0; }
 details.fold > summary { color: #245; }
+#vg-tooltip-element td { border: 0; padding: 1px 4px; }
 #vg-tooltip-element td.value { white-space: pre-wrap; max-width: 34rem; overflow-wrap: anywhere; }
 """
 
@@ -96,6 +97,12 @@ class Section:
 def esc(value: Any) -> str:
     """Every piece of run data passes here before it becomes HTML."""
     return html.escape(str(value), quote=True)
+
+
+def esc_text(value: Any) -> str:
+    """`esc` for text between tags, never an attribute: quotes stay as they are (model code is
+    full of them), `<`, `>` and `&` are escaped."""
+    return html.escape(str(value), quote=False)
 
 
 def script_json(value: Any) -> str:

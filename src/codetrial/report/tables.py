@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from codetrial.report.page import esc
+from codetrial.report.page import esc, esc_text
 from codetrial.report.runs import RunView, settings
 from codetrial.report.state import is_finished, resume_command, state_text
 from codetrial.report.terminal import format_estimate
@@ -45,7 +45,7 @@ def _cell(cell: Cell) -> str:
         body, css = cell.html, cell.css
     else:
         text, css = cell if isinstance(cell, tuple) else (cell, "")
-        body = "<br>".join(esc(line) for line in text.split("\n"))
+        body = "<br>".join(esc_text(line) for line in text.split("\n"))
     return f'<td class="{esc(css)}">{body}</td>' if css else f"<td>{body}</td>"
 
 

@@ -113,7 +113,7 @@ def chart(*summaries: dict[str, Any]) -> alt.FacetChart:
     return alt.Chart(alt.Data(values=marks)).transform_lookup(
         lookup="task", from_=alt.LookupData(alt.Data(values=schemas), key="task",
                                             fields=["description", "schema"]),
-    ).mark_point(filled=True, size=26, opacity=0.8).encode(
+    ).mark_point(filled=True, opacity=0.8).encode(
         x=alt.X("group:N", sort=groups_in_order(marks), title="keyword group",
                 scale=alt.Scale(paddingInner=0, paddingOuter=0),
                 axis=alt.Axis(labelAngle=-50, labelLimit=140, grid=True)),
@@ -121,6 +121,7 @@ def chart(*summaries: dict[str, Any]) -> alt.FacetChart:
         y=alt.Y("y:Q", title="tests right (%)", scale=alt.Scale(domain=[0, 100], padding=6)),
         color=by_verdict(alt.Color, VERDICT_COLOURS, legend=alt.Legend(orient="top")),
         shape=by_verdict(alt.Shape, VERDICT_SHAPES),
+        size=alt.condition(alt.datum.verdict == "compile", alt.value(70), alt.value(26)),
         tooltip=TOOLTIP,
     ).properties(width=alt.Step(STEP), height=HEIGHT).facet(
         row=alt.Row("contender:N", title=None,
