@@ -8,8 +8,11 @@ Every test the test files define must report a pass; one that never reports fail
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import sys
+import threading
 from importlib import resources
 from typing import Any
 
@@ -22,6 +25,8 @@ from codetrial.suites.grading import verdict_of
 
 DRIVER = ".codetrial-driver.py"
 _STATUS = {"timeout": Verdict.TIMEOUT, "oom": Verdict.OOM, "sandbox_error": Verdict.SANDBOX_ERROR}
+# builds at once in this process: no more than the machine has cores, whatever the worker count
+_BUILDS = threading.BoundedSemaphore(os.cpu_count() or 1)
 
 
 def _driver_source() -> str:
@@ -48,7 +53,12 @@ def program(lang: Language, ws: Workspace) -> Program:
 
 
 async def grade(lang: Language, ws: Workspace, sandbox: Sandbox, limits: Limits) -> Grade:
-    outcome = await sandbox.run(program(lang, ws), lang.limits(limits))
+    built = await asyncio.to_thread(program, lang, ws)  # warm builds run here (once), apart
+    await asyncio.to_thread(_BUILDS.acquire)
+    try:
+        outcome = await sandbox.run(built, lang.limits(limits))
+    finally:
+        _BUILDS.release()
     report = _report(outcome)
     expected = lang.expected({p: ws.files[p] for p in ws.tests})
     tests = reconcile(expected, lang.parse(report) if report else [])
@@ -84,8 +94,9 @@ def _verdict(outcome: Outcome, report: dict[str, Any] | None, tests: list[TestRe
 
 def _output(outcome: Outcome, report: dict[str, Any] | None, tests: list[TestResult]) -> str:
     """What the model reads on its next try: the steps' output, then the failed tests."""
-    if report is None:
-        return (outcome.detail + "\n" + outcome.stdout + outcome.stderr).strip()[-20_000:]
+    if report is None:  # killed before the driver reported: what it printed, and why
+        ended = "Tests timed out!" if outcome.status == "timeout" else outcome.detail
+        return "\n".join([outcome.stdout, outcome.stderr, ended]).strip()[-20_000:]
     parts = [s.get("output", "") for s in report.get("steps", ()) if s.get("output")]
     failed = [f"{t.name}: {t.verdict}\n{t.message}".strip() for t in tests
               if t.verdict != Verdict.PASSED]

@@ -1,7 +1,7 @@
 """Where an exercise's language and id come from: the polyglot layout's
 `<language>/exercises/practice/<slug>/` names it; a track's own layout is told by its solution
-files' extensions. Ids name the language (`go/bowling`); Python outside the polyglot layout
-keeps the bare slug, as before."""
+files' extensions. Ids name the language (`go/bowling`); Python keeps the bare slug, as
+before (stored runs and --exercises lists stay valid)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def exercise_language(exercise: Path, solution: list[str]) -> str:
 
 
 def task_id(exercise: Path, language: str) -> str:
-    if language == "python" and layout_language(exercise) is None:
+    if language == "python":
         return exercise.name
     return f"{language}/{exercise.name}"
 
