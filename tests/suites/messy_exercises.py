@@ -108,6 +108,9 @@ METER_EXAMPLE = '''class MeteredSocket:
     def __init__(self, socket):
         self._socket = socket
         self._recv_bytes = self._recv_ops = self._send_bytes = self._send_ops = 0
+        hook = globals().get("notify")  # a test may lend one
+        if hook is not None:
+            hook()
 
     def __enter__(self):
         return self
@@ -148,6 +151,7 @@ METER_EXAMPLE = '''class MeteredSocket:
 '''
 
 METER_UTILS = '''import errno
+import inspect
 import io
 import os
 
@@ -156,6 +160,18 @@ TEXT = b"Now is better than never. Although never is often better than right now
 
 class FakeError(Exception):
     pass
+
+
+class WhoCalls:
+    """Notes whether it was called from the solution's __init__, by looking at the stack."""
+
+    def __init__(self):
+        self.seen = []
+
+    def __call__(self):
+        frames = [(f.function, os.path.basename(f.filename)) for f in inspect.stack()]
+        self.seen.append(("__init__", "meter.py") in frames)
+        return self
 
 
 class FakeSocket:
@@ -194,9 +210,9 @@ class FakeSocket:
 METER_TEST = '''import errno
 import os
 import unittest
-from unittest.mock import ANY, NonCallableMagicMock
+from unittest.mock import ANY, NonCallableMagicMock, patch
 
-from test_utils import TEXT, FakeError, FakeSocket
+from test_utils import TEXT, FakeError, FakeSocket, WhoCalls
 
 from meter import MeteredSocket
 
@@ -262,6 +278,11 @@ class MeterTest(unittest.TestCase):
             self.assertEqual(24, wrapped.flags)
             with self.assertRaisesRegex(TypeError, "integer is required"):
                 socket.recv(10, b"flags")
+
+    @patch("meter.notify", create=True, new_callable=WhoCalls)
+    def test_a_callback_sees_its_caller_on_the_stack(self, who):
+        MeteredSocket(FakeSocket())
+        self.assertEqual(who.seen, [True])
 
     def test_stats_read_only(self):
         socket = MeteredSocket(FakeSocket())

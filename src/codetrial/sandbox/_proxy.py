@@ -60,6 +60,7 @@ UNARY = {"__len__": len, "__iter__": iter, "__next__": next, "__bool__": bool,
          "__bytes__": bytes}
 OTHER = {"__setitem__": operator.setitem, "__format__": format, "__round__": round,
          "__enter__": lambda obj: obj.__enter__(),
+         "__init__": lambda obj, args, kwargs: obj.__init__(*args, **kwargs),
          "__exit__": lambda obj, *a: obj.__exit__(*a),
          "__eq__": operator.eq, "__ne__": operator.ne}
 OPS = {**BINARY, **REFLECTED, **UNARY, **OTHER}
@@ -139,6 +140,9 @@ def _forwarder(name: str):
     elif name in _OWNER_OF_REFLECTED:
         def method(self, other):
             return _conn(self).request("op", name, other, self)
+    elif name == "__init__":  # called again on purpose (`super().__init__()` of a stand-in)
+        def method(self, *args, **kwargs):
+            return _conn(self).request("op", name, self, list(args), kwargs)
     else:
         def method(self, *args):
             return _conn(self).request("op", name, self, *args)
