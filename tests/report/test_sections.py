@@ -22,6 +22,7 @@ from tests.report.builders import (
     attempt,
     completion_run,
     edit_run,
+    edit_sample,
     perf_file,
     schema_run,
     schema_sample,
@@ -215,3 +216,10 @@ def test_drilldown_counts_tests_that_all_passed(store):
     sample = Sample("type/0", 0, [Attempt(1, Verdict.PASSED, tests=tests)])
     page = run_html(load_runs(store, [add_run(store, "p", "jsonschema", "m", [sample])])[0])
     assert "all 5 tests passed" in page and "<th>test</th>" not in page
+
+
+def test_edit_bars_of_two_suites_name_their_suite(store):
+    exercism = add_run(store, "x", "exercism", "m", [edit_sample("two-fer", 0, 1)])
+    runs = load_runs(store, [edit_run(store, "e", "m", [[1]]), exercism])
+    assert {r["model"] for r in edit_rows(runs)} == {"m (humaneval-edit)", "m (exercism)"}
+    assert {r["model"] for r in edit_rows(runs[:1])} == {"m"}

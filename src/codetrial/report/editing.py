@@ -20,20 +20,26 @@ def edit_rows(runs: list[RunView]) -> Rows:
     Whiskers come from the spread over repeats when the run was repeated (a t interval), else
     from the Wilson interval over the run's exercises; the tooltip says which.
     """
-    pairs = Counter((r.record.model, _format(r)) for r in runs)
+    pairs = Counter((_model(r, runs), _format(r)) for r in runs)
     rows: Rows = []
     for run in runs:
         fmt = _format(run)
-        rows += _run_rows(run, fmt if pairs[(run.record.model, fmt)] == 1
+        rows += _run_rows(run, _model(run, runs), fmt if pairs[(_model(run, runs), fmt)] == 1
                           else f"{fmt} ({run.run_id})")
     return rows
+
+
+def _model(run: RunView, runs: list[RunView]) -> str:
+    """The model, and its suite when the edit runs come from several (Exercism, HumanEval)."""
+    several = len({r.record.suite for r in runs}) > 1
+    return f"{run.record.model} ({run.record.suite})" if several else run.record.model
 
 
 def _format(run: RunView) -> str:
     return str(run.summary.get("edit_format") or "?")
 
 
-def _run_rows(run: RunView, fmt: str) -> Rows:
+def _run_rows(run: RunView, model: str, fmt: str) -> Rows:
     s = run.summary
     repeats = s.get("pass_rate_by_try_repeats")
     intervals = repeats or s.get("pass_rate_by_try_interval") or []
@@ -43,7 +49,7 @@ def _run_rows(run: RunView, fmt: str) -> Rows:
                                                  strict=False), start=1):
         if percent(rate) is None:
             continue
-        rows.append({"model": run.record.model, "format": fmt, "run": run.run_id,
+        rows.append({"model": model, "format": fmt, "run": run.run_id,
                      "try": "try 1" if index == 1 else f"try {index}", "start": before,
                      "end": percent(rate), "rate": percent(rate), "interval": source,
                      **_bounds(interval)})
