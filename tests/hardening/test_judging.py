@@ -299,6 +299,27 @@ def test_honest_habits_raise_no_alarm(sandbox, tmp_path):
     assert result.verdict == Verdict.PASSED, [(t.name, t.message) for t in result.tests]
 
 
+SOURCE_READING_TEST = """
+import inspect
+import unittest
+
+from two_fer import two_fer
+
+
+class TwoFerTest(unittest.TestCase):
+    def test_reads_its_own_source(self):
+        self.assertIn("reads_its_own_source", inspect.getsource(type(self)))
+        self.assertEqual(two_fer(), "One for you, one for me.")
+"""
+
+
+def test_tests_still_read_their_own_source(sandbox, tmp_path):
+    """The test files are gone from the disk (the model's process must not read them), yet
+    inspect.getsource in the tests' process works: they are served from memory."""
+    result = grade_against(sandbox, tmp_path, SOURCE_READING_TEST, RIGHT)
+    assert result.verdict == Verdict.PASSED, result.output
+
+
 def test_a_solution_that_does_not_import_is_an_error(sandbox, tmp_path):
     suite, task = two_module_exercise(tmp_path)
     result = grade_files(sandbox, suite, task, "def two_fer(:\n")
