@@ -112,5 +112,5 @@ async def grade_task(task: Task, files: dict[str, str], sandbox: Sandbox, limits
     ws = workspace(lang, data["slug"], data["pristine"], list(data["stubs"]),
                    list(data["test_files"]), files)
     result = await grade(lang, ws, sandbox, limits)
-    result.details["unskipped"] = lang.unskipped
+    result.details.update(unskipped=lang.unskipped, toolchain=lang.version())
     return result

@@ -108,6 +108,7 @@ class EditProtocol(Protocol):
         attempt.test_seconds = grade.seconds
         attempt.code = "\n".join(f"# {p}\n{conv.files[p]}" for p in suite.edit_files(task))
         attempt.details.update(grade.details)  # e.g. what the code tried ("tried")
+        attempt.details["unchanged"] = conv.files == suite.edit_files(task)  # a free pass?
         attempt.details.update(_test_counters(grade.output, grade.verdict))
         return attempt
 

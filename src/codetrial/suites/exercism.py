@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-from codetrial.core import Task, UsageError
+from codetrial.core import Sample, Task, UsageError
 from codetrial.languages import get_language
+from codetrial.languages.figures import polyglot_figures
 from codetrial.languages.grading import grade_task
 from codetrial.languages.layout import editor_files, exercise_language, parse_languages, task_id
 from codetrial.languages.toolchains import toolchain_versions
@@ -150,6 +152,10 @@ class Exercism(EditSuite):
     def prompt_language(self, task: Task) -> tuple[str, str]:
         lang = get_language(task.data.get("language", "python"))
         return lang.display, lang.fence
+
+    def summarize(self, samples: list[Sample]) -> dict[str, Any]:
+        """The edit figures, then per language, free passes and the toolchains used."""
+        return {**super().summarize(samples), **polyglot_figures(samples)}
 
     async def grade_files(self, task: Task, files: dict[str, str], sandbox: Sandbox) -> Grade:
         """Python through the suite's own judged unittest runner; every other language through
