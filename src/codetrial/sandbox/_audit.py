@@ -31,6 +31,7 @@ SUBPROCESS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_sp
 NETWORK = frozenset({"socket.connect", "socket.bind", "socket.sendto", "socket.getaddrinfo"})
 SIGNALS = frozenset({"os.kill", "os.killpg", "signal.pthread_kill"})
 IMPORTED = (".py", ".pyc", ".so", ".pth")
+DEVICES = frozenset({"/dev/null", "/dev/urandom", "/dev/random"})
 TEST_NAMES = ("conftest.py", "sitecustomize.py", "usercustomize.py")
 WATCHED_PREFIXES = ("unittest", "codetrial", "pytest", "_pytest", "builtins")
 
@@ -104,8 +105,8 @@ class Recorder:
     def _opened(self, path: object, mode: object) -> None:
         if isinstance(path, bytes):
             path = os.fsdecode(path)
-        if not isinstance(path, str):
-            return
+        if not isinstance(path, str) or path in DEVICES:
+            return  # first, and cheap: a program may open /dev/null thousands of times
         full = os.path.realpath(path)
         name = os.path.basename(full)
         writing = isinstance(mode, str) and any(c in mode for c in "wax+")
@@ -119,7 +120,7 @@ class Recorder:
             return
         if full.endswith(IMPORTED) and not writing and full.startswith(self.import_dirs):
             return  # a module being imported
-        if full in ("/dev/null", "/dev/urandom", "/dev/random"):
+        if full in DEVICES:
             return
         self.add("read-outside", full)
 
