@@ -177,15 +177,17 @@ fn area_of_a_square() {
 """
 RUST_SHAPES_LIB = ("mod area;\n\npub use area::area;\n\n"
                    "pub struct Rect {\n    pub w: u32,\n    pub h: u32,\n}\n")
+RUST_SHAPES_CARGO = ('[package]\nname = "shapes"\nversion = "0.1.0"\nedition = "2021"\n\n'
+                     '[dependencies]\nanyhow = "1.0"\n')  # from Debian's crates, built once
 RUST_SHAPES = Exercise(
     "rust", "shapes",
     solution={"src/lib.rs": RUST_SHAPES_LIB,
               "src/area.rs": "use crate::Rect;\n\npub fn area(_r: &Rect) -> u32 {\n"
                              "    todo!()\n}\n",
-              "Cargo.toml": '[package]\nname = "shapes"\nversion = "0.1.0"\nedition = "2021"\n'},
+              "Cargo.toml": RUST_SHAPES_CARGO},
     example={"lib.rs": RUST_SHAPES_LIB,
              "area.rs": "use crate::Rect;\n\npub fn area(r: &Rect) -> u32 {\n    r.w * r.h\n}\n",
-             "Cargo.toml": '[package]\nname = "shapes"\nversion = "0.1.0"\nedition = "2021"\n'},
+             "Cargo.toml": RUST_SHAPES_CARGO},
     tests={"tests/shapes.rs": RUST_SHAPES_TEST},
     wrong={"src/area.rs": "use crate::Rect;\n\npub fn area(r: &Rect) -> u32 {\n    r.w + r.h\n}\n"},
     hang={"src/area.rs": "use crate::Rect;\n\npub fn area(_r: &Rect) -> u32 {\n"

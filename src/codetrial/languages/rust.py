@@ -5,9 +5,12 @@ binary runs with `--include-ignored`; results are libtest's `test NAME ... ok|FA
 from __future__ import annotations
 
 import re
+import shutil
+from pathlib import Path
 from typing import Any
 
 from codetrial.core import TestResult, Verdict
+from codetrial.languages import cache
 from codetrial.languages.base import Language, Plan, Workspace, language
 
 CARGO_CONFIG = """[net]
@@ -45,7 +48,11 @@ class Rust(Language):
 
     def plan(self, ws: Workspace) -> Plan:
         env = cargo_env()
-        steps: list[dict[str, Any]] = [
+        steps: list[dict[str, Any]] = []
+        warm = self._warm_dir(ws)
+        if warm is not None:
+            steps.append({"name": "cache", "copy": [str(warm / "target"), ".target"]})
+        steps += [
             {"name": "build", "argv": ["cargo", "test", "--no-run", "--offline"], "env": env,
              "required": True},
             {"name": "hide", "remove": list(ws.tests)},
@@ -68,3 +75,24 @@ class Rust(Language):
 
     def expected(self, sources: dict[str, str]) -> list[str]:
         return [m for text in sources.values() for m in _TEST_FN.findall(text)]
+
+    def _warm_dir(self, ws: Workspace) -> Path | None:
+        """The dependencies the exercise's own Cargo.toml lists (time, anyhow, rand), built once."""
+        manifest = ws.pristine.get("Cargo.toml", "")
+        if ws.cache is None or "[dependencies]" not in manifest:
+            return None
+        target = ws.cache / f"rust-deps-{cache.key(self.version(), manifest)}"
+        return cache.build_once(target, lambda tmp: _warm(tmp, manifest))
+
+
+def _warm(tmp: Path, manifest: str) -> None:
+    src = tmp / "src"
+    (src / "src").mkdir(parents=True)
+    (src / "Cargo.toml").write_text(manifest)
+    (src / "src" / "lib.rs").write_text("")
+    (src / ".cargo-home").mkdir()
+    (src / ".cargo-home" / "config.toml").write_text(CARGO_CONFIG)
+    env = {**cargo_env(), "CARGO_HOME": str(src / ".cargo-home"),
+           "CARGO_TARGET_DIR": str(tmp / "target")}
+    cache.run(["cargo", "test", "--no-run", "--offline"], src, env)
+    shutil.rmtree(src)
