@@ -130,14 +130,8 @@ class Exercism(EditSuite):
         if not tasks:
             raise UsageError(f"{self.options['path']}: no exercises in --languages "
                              f"{','.join(languages or [])}")
-        self.toolchains = toolchain_versions([t.data["language"] for t in tasks])
+        toolchain_versions([t.data["language"] for t in tasks])  # missing: a usage error now
         return tasks
-
-    def settings(self) -> dict[str, object]:
-        """Recorded with the run: each language's toolchain and what its tests had un-skipped."""
-        toolchains = getattr(self, "toolchains", {})
-        return {"toolchains": toolchains,
-                "unskipped": {n: get_language(n).unskipped for n in toolchains}}
 
     def instructions(self, task: Task) -> str:
         """The exercise's text, then its editor files: given, shown, not the model's to edit."""
