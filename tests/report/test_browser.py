@@ -36,7 +36,7 @@ TRACK_SIZE = 129
 SCHEMAS = {**GROUPS, "pattern": [*GROUPS["pattern"], group(
     "unicode property escape", {"pattern": "\\p{L}+"}, ("letters", "ab", True),
     ("digits", "12", False))]}
-VIEWPORT = (1280, 900)
+VIEWPORT = (1280, 1400)  # the width a person's window has; tall enough to hover the chart
 
 pytestmark = pytest.mark.skipif(
     chromium.chromium() is None,

@@ -69,8 +69,10 @@ td.unfinished { color: #b22222; min-width: 8rem; }
 .warning { color: #b22222; }
 .warning { border: 1px solid #b22222; background: #fff5f5; padding: 0 1rem; margin: 1rem 0; }
 details.fold > summary { color: #245; }
-#vg-tooltip-element td { border: 0; padding: 1px 4px; }
-#vg-tooltip-element td.value { white-space: pre-wrap; max-width: 34rem; overflow-wrap: anywhere; }
+#vg-tooltip-element { max-width: min(40rem, 90vw); }
+#vg-tooltip-element table tr td { border: 0; padding: 1px 4px; }
+#vg-tooltip-element table tr td.value { white-space: pre-wrap; overflow-wrap: anywhere;
+                                        max-width: 34rem; max-height: none; }
 """
 
 

@@ -116,7 +116,7 @@ def chart(*summaries: dict[str, Any]) -> alt.FacetChart:
     ).mark_point(filled=True, opacity=0.8).encode(
         x=alt.X("group:N", sort=groups_in_order(marks), title="keyword group",
                 scale=alt.Scale(paddingInner=0, paddingOuter=0),
-                axis=alt.Axis(labelAngle=-50, labelLimit=140, grid=True)),
+                axis=alt.Axis(labelAngle=-90, labelLimit=150, grid=True)),
         xOffset=alt.XOffset("dx:Q", scale=None),
         y=alt.Y("y:Q", title="tests right (%)", scale=alt.Scale(domain=[0, 100], padding=6)),
         color=by_verdict(alt.Color, VERDICT_COLOURS, legend=alt.Legend(orient="top")),
