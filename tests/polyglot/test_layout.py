@@ -74,3 +74,14 @@ def test_a_test_that_never_reports_fails():
 ])
 def test_unskip(language, source, expected):
     assert get_language(language).unskip(source) == expected
+
+
+def test_doctor_lists_every_toolchain():
+    from codetrial.languages.toolchains import toolchain_checks
+
+    found = {c.name: c for c in toolchain_checks()}
+    assert sorted(found) == [f"toolchain {n}" for n in
+                             ("cpp", "go", "java", "javascript", "python", "rust")]
+    assert all(c.ok and not c.required for c in found.values()), found
+    assert "jest 29.7.0" in found["toolchain javascript"].detail
+    assert found["toolchain go"].detail.startswith("go version go1.")

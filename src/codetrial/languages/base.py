@@ -108,7 +108,8 @@ def _versions(cls: type[Language]) -> str:
         done = subprocess.run([exe, *argv[1:]], capture_output=True, text=True, check=False,
                               timeout=60, env={**os.environ, "PATH": sandbox_path()})
         text = (done.stdout or done.stderr).strip().splitlines()
-        found.append(f"{name} {text[0] if text else '?'}")
+        line = text[0] if text else "?"
+        found.append(line if line.startswith(name) else f"{name} {line}")
     return "; ".join(found)
 
 
