@@ -68,3 +68,14 @@ def test_reference_replies_count_none_on_exercises(tmp_path):
     for task in suite.load_tasks():
         counts = reference_counts(suite.edit_files(task), suite.reference_files(task))
         assert counts == {name: [] for name in FORMATS}, task.id
+
+
+def test_the_edit_loop_counts_what_a_reply_elides(tmp_path):
+    from codetrial.metrics.editing import edit_figures
+    from tests.suites.test_edit_loop import RIGHT, run_sample, whole
+
+    lazy = "def two_fer(name='you'):\n    # ... rest of the function unchanged ...\n"
+    sample, _ = run_sample(tmp_path, [whole({"two_fer.py": lazy}), whole({"two_fer.py": RIGHT})],
+                           tries="2")
+    assert [a.details["lazy_comments"] for a in sample.attempts] == [1, 0]
+    assert edit_figures([sample])["lazy_comments"] == 1

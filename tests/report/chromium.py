@@ -114,6 +114,7 @@ PROBE = """
   function finish() {
     const out = document.createElement("pre");
     out.id = "probe-result";
+    out.hidden = true;
     out.textContent = JSON.stringify(result);
     document.body.appendChild(out);
   }
