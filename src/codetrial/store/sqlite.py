@@ -2,6 +2,15 @@
 
 A sample is written in one transaction with its attempts and test results, so a run killed at
 any moment holds only whole samples; resuming replaces infra-error samples and skips the rest.
+
+What survives what: the file is in WAL mode with synchronous=NORMAL, so a commit appends the
+sample to the write-ahead log without an fsync. Once save_sample returns, the sample is in the
+operating system's page cache, and it survives the process dying at any instant (SIGKILL, the
+OOM killer, a crash in native code): the next open reads it from the log. A power cut or kernel
+crash may lose the samples committed since the last checkpoint (never part of one: the file
+stays consistent), and resume runs them again. One fsync per sample (synchronous=FULL) would
+cover power loss too, at about 6 ms a sample here against 0.3 ms: not worth it for work that a
+resume redoes.
 """
 
 from __future__ import annotations
