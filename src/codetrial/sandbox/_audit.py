@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import operator
 import os
 import sys
 
@@ -30,6 +31,12 @@ SUBPROCESS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_sp
                         "os.spawn", "os.fork", "os.forkpty", "pty.spawn"})
 NETWORK = frozenset({"socket.connect", "socket.bind", "socket.sendto", "socket.getaddrinfo"})
 SIGNALS = frozenset({"os.kill", "os.killpg", "signal.pthread_kill"})
+CTYPES = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle", "ctypes.cdata",
+                    "ctypes.cdata/buffer", "ctypes.string_at", "ctypes.wstring_at",
+                    "ctypes.addressof", "ctypes.create_string_buffer",
+                    "ctypes.create_unicode_buffer", "ctypes.call_function"})
+EVENTS = INTROSPECTION | SUBPROCESS | NETWORK | SIGNALS | CTYPES | {
+    "open", "os.listdir", "os.scandir", "object.__getattr__", "sys.addaudithook"}
 IMPORTED = (".py", ".pyc", ".so", ".pth")
 DEVICES = frozenset({"/dev/null", "/dev/urandom", "/dev/random"})
 TEST_NAMES = ("conftest.py", "sitecustomize.py", "usercustomize.py")
@@ -47,7 +54,7 @@ class Recorder:
         self.sent = 0
         self.paused_depth = 0
         self.import_dirs = tuple(os.path.realpath(p) for p in sys.path if p)
-        self.snapshots: dict[str, dict[str, int]] = {}
+        self.snapshots: dict[str, dict[str, object]] = {}
 
     def add(self, kind: str, detail: object) -> None:
         if len(self.found) < MAX_ITEMS:
@@ -70,7 +77,7 @@ class Recorder:
     # -------------------------------------------------------- events
 
     def hook(self, event: str, args: tuple) -> None:
-        if self.paused_depth:
+        if self.paused_depth or event not in EVENTS:  # most events (id, compile, exec ...)
             return
         self.paused_depth += 1  # what the hook itself does raises events too
         try:
@@ -91,7 +98,7 @@ class Recorder:
         elif event == "object.__getattr__" and len(args) > 1 and args[1] in FRAME_ATTRIBUTES:
             if not _bookkeeping(sys._getframe(2)):
                 self.add("introspection", args[1])
-        elif event.startswith("ctypes."):
+        elif event in CTYPES:
             self.add("ctypes", event)
         elif event in SUBPROCESS:
             self.add("subprocess", f"{event} {_short(args[0] if args else '')}")
@@ -142,7 +149,8 @@ class Recorder:
     def watch_modules(self) -> None:
         """Snapshot the watched modules present now (builtins, and unittest once imported)."""
         for name, module in list(sys.modules.items()):
-            if name.startswith(WATCHED_PREFIXES) and name not in self.snapshots:
+            if name.startswith(WATCHED_PREFIXES) and name not in self.snapshots and (
+                    name not in OURS):
                 self.snapshots[name] = _state(module)
 
     def check_modules(self) -> None:
@@ -159,12 +167,26 @@ class Recorder:
             if module is None:
                 continue
             now = _state(module)
-            if now != before:
-                changed = sorted(k for k in now.keys() | before.keys()
-                                 if now.get(k) != before.get(k))
-                for key in changed[:5]:
-                    self.add("patch", f"{name}.{key}")
-                self.snapshots[name] = now
+            if _same(now, before):
+                continue
+            old, new = _flat(before), _flat(now)
+            changed = sorted(k for k in old.keys() | new.keys() if "__" not in k
+                             and old.get(k, _MISSING) is not new.get(k, _MISSING))
+            for key in changed[:5]:
+                self.add("patch", f"{name}.{key}")
+            self.snapshots[name] = now
+
+
+def _same(now: list, before: list) -> bool:
+    """Cheap (loops in C): the same spaces, with the same keys bound to the same objects."""
+    return len(now) == len(before) and all(
+        a[0] == b[0] and a[1] == b[1] and all(map(operator.is_, a[2], b[2]))
+        for a, b in zip(now, before, strict=True))
+
+
+def _flat(state: list) -> dict[str, object]:
+    return {f"{label}{key}": value for label, keys, values in state
+            for key, value in zip(keys, values, strict=True)}
 
 
 # Standard-library modules that look at their caller's frame for bookkeeping (the __module__ of
@@ -172,6 +194,8 @@ class Recorder:
 BOOKKEEPING = ("collections/__init__.py", "enum.py", "typing.py", "logging/__init__.py",
                "dataclasses.py", "traceback.py", "functools.py", "abc.py", "warnings.py")
 _STDLIB = os.path.dirname(os.__file__)
+_MISSING = object()
+OURS = ("codetrial_proxy", "codetrial_audit", "codetrial_subject")  # the subject's machinery
 
 
 def _bookkeeping(frame: object) -> bool:
@@ -180,19 +204,16 @@ def _bookkeeping(frame: object) -> bool:
     return filename.startswith(_STDLIB) and filename.endswith(BOOKKEEPING)
 
 
-def _state(module: object) -> dict[str, int]:
-    """ids of a module's names, and of the names of the classes it defines."""
-    state: dict[str, int] = {}
+def _state(module: object) -> list[tuple[str, tuple, tuple]]:
+    """(label, names, objects) of a module's namespace and of the classes it defines (not
+    id(): it raises an audit event, each a call of the hook; this runs after every request)."""
     space = getattr(module, "__dict__", {})
-    for key, value in list(space.items()):
-        if type(key) is not str or key.startswith("__"):
-            continue
-        state[key] = id(value)
-        if isinstance(value, type) and value.__module__ == getattr(module, "__name__", None):
-            for attr, item in list(vars(value).items()):
-                if type(attr) is str and not attr.startswith("__"):
-                    state[f"{key}.{attr}"] = id(item)
-    return state
+    spaces = [("", space)]
+    if module is not builtins:  # builtins' classes cannot be changed
+        name = getattr(module, "__name__", None)
+        spaces += [(f"{key}.", vars(value)) for key, value in list(space.items())
+                   if isinstance(value, type) and value.__module__ == name]
+    return [(label, tuple(found), tuple(found.values())) for label, found in spaces]
 
 
 class ImportWatcher:
