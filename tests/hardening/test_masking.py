@@ -216,6 +216,13 @@ def test_process_mode_says_what_it_cannot_mask(keys: dict[str, Keys]) -> None:
         assert "stay visible" in sandbox.mode_reason
 
 
+def test_bubblewrap_says_what_it_may_not_mask(bubblewrap: None) -> None:
+    """A suite that names a directory programs need (here site-packages) is told so."""
+    with Sandbox(workers=1, mode="bubblewrap", hidden=(site_dirs()[0],)) as sandbox:
+        assert sandbox.masked == [] and sandbox.unmasked == [site_dirs()[0]]
+        assert "stay visible" in sandbox.mode_reason
+
+
 def test_a_mask_never_covers_what_programs_need() -> None:
     """The system, the interpreter and its site-packages stay, whatever a suite names."""
     import sys

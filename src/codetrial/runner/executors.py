@@ -67,8 +67,8 @@ async def open_executor(config: RunConfig, preload: tuple[str, ...] = (),
     else:
         executor = LocalExecutor(config.sandbox_workers, preload, hidden)
     if unmasked := getattr(executor, "unmasked", []):
-        print(f"codetrial: warning: the {executor.mode} sandbox cannot mask answer keys (only "
-              f"file permissions guard them): {', '.join(unmasked)}", file=sys.stderr)
+        print(f"codetrial: warning: the {executor.mode} sandbox cannot mask these answer keys "
+              f"(only file permissions guard them): {', '.join(unmasked)}", file=sys.stderr)
     try:
         yield executor
     finally:

@@ -180,6 +180,13 @@ def masked(hidden: tuple[str, ...] | list[str]) -> list[str]:
     return [p for p in dict.fromkeys(wanted) if _maskable(p)]
 
 
+def unmaskable(hidden: tuple[str, ...] | list[str]) -> list[str]:
+    """Hidden paths that a bind shows but no mask may cover (they hold what programs need)."""
+    return [p for p in hidden if os.path.lexists(p) and _covered(os.path.realpath(p),
+                                                                 visible_roots())
+            and not masked([p])]
+
+
 def mask_binds(hidden: tuple[str, ...] | list[str]) -> list[str]:
     """Empty tmpfs over hidden directories, an empty file over hidden files."""
     args: list[str] = []

@@ -102,7 +102,7 @@ class Sandbox:
         self.mode, self.mode_reason = resolve_mode(mode)
         self.hidden = tuple(str(p) for p in hidden)
         if self.unmasked:
-            self.mode_reason += ("; no mount namespace, so these answer keys stay visible: "
+            self.mode_reason += ("; these answer keys cannot be masked and stay visible: "
                                  + ", ".join(self.unmasked))
         options = Options(tmpfs_mb=tmpfs_mb, preload=tuple(preload), hidden=self.hidden)
         spawner = ThreadPoolExecutor(1, thread_name_prefix="codetrial-sandbox-spawn")
@@ -126,9 +126,10 @@ class Sandbox:
 
     @property
     def unmasked(self) -> list[str]:
-        """Hidden paths that exist and that programs can still see (the process mode)."""
+        """Hidden paths that programs can still see: in the process mode every one that
+        exists; with bubblewrap those that hold what programs need (site-packages, say)."""
         if self.mode == BUBBLEWRAP:
-            return []
+            return bwrap.unmaskable(self.hidden)
         return [p for p in self.hidden if os.path.exists(p)]
 
     @property
