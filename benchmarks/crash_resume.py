@@ -4,7 +4,8 @@ never interrupted: nothing lost, nothing counted twice.
 Each trial starts `codetrial run humaneval --model reference --limit N` in a fresh home and kills
 it with SIGKILL: after a random number of stored samples (0 = right after the run was created),
 or at a random moment, which may fall before the run exists or after it finished. Then it runs
-`codetrial run --resume RUN_ID` (a fresh run when none was stored) and compares figures.
+`codetrial run --resume RUN_ID` (a fresh run when none was stored) and compares figures; every
+sample stored when the kill came must still be there, not graded again (same finish time).
 Usage: python benchmarks/crash_resume.py [--trials 20] [--limit 30] [--seed 1] [--json]
 """
 
@@ -23,6 +24,7 @@ import time
 from pathlib import Path
 
 TIMINGS = ("run_id", "test_seconds", "model_seconds")
+FINISHED = "SELECT task_id, sample_index, finished FROM samples WHERE infra = 0"
 RUN = ["run", "humaneval", "--model", "reference", "--workers", "1", "--concurrency", "1"]
 
 
@@ -75,6 +77,7 @@ def trial(rng: random.Random, limit: int, reference: dict) -> dict:
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         how = kill_when(proc, db, samples, moment)
         before = stored(db, "SELECT COUNT(*) FROM samples")
+        kept = set(stored(db, FINISHED))
         runs = stored(db, "SELECT run_id FROM runs")
         resumed = codetrial(home, "run", "--resume", runs[0][0], "--json") if runs else (
             codetrial(home, *args, "--json"))
@@ -87,7 +90,8 @@ def trial(rng: random.Random, limit: int, reference: dict) -> dict:
         keys = stored(db, "SELECT task_id, sample_index FROM samples")
         attempts = stored(db, "SELECT task_id, sample_index, try_index FROM attempts")
         whole = len(keys) == len(set(keys)) == limit and len(attempts) == len(set(attempts))
-        return {**result, "same": figures(final) == reference and whole}
+        not_redone = kept <= set(stored(db, FINISHED))  # stored before the kill: kept as is
+        return {**result, "same": figures(final) == reference and whole and not_redone}
 
 
 def main() -> None:
