@@ -35,6 +35,15 @@ def test_the_corpus_has_elisions_in_every_format():
     ("leave other characters unchanged", False), ("... then wrap around", False),
     ("compute the sum of squares", False), ("the previous row, shifted by one", False),
     ("helper shared by the other functions", False), ("the remaining digits", False),
+    # ordinary comments of correct code (Python's own library), once counted as elisions
+    ("The remaining methods are order-aware.", False), ("Other implementations", False),
+    ("Have to close the existing file first.", False), ("No changes.", False),
+    ("Keep the original file open when the TextIOWrapper is", False),
+    ("Following functions are the same as in sysconfig but with different API", False),
+    ("This code sometimes runs when the rest of this module", False),
+    ("... followed by attributes in URI+name order", False),
+    ("rest of the file", True), ("remaining methods", True), ("the rest of the code here", True),
+    ("functions are the same as before", True),
 ])
 def test_what_counts_as_an_elision(body, lazy):
     assert is_elision(body) is lazy

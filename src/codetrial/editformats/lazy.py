@@ -17,21 +17,26 @@ from codetrial.editformats.reference import new_side
 from codetrial.editformats.udiff import read_ops
 
 _COMMENT = re.compile(r"^\s*(?:#|//|--|/\*+|\*|<!--|;)\s*(?P<body>.*?)\s*(?:\*/|-->)?\s*$")
-_CODE = (r"(?:code|implementations?|methods?|functions?|class(?:es)?|file|module|logic|body"
-         r"|functionality|definitions?|helpers?|imports?|attributes|properties|fields)")
+_CODE = (r"(?:code|implementations?|methods?|functions?|class(?:es)?|module|logic|body"
+         r"|functionality|definitions?|helpers?|imports?)")
 _ELLIPSIS = re.compile(r"^(?:\.\s?){3,}|^…")
-_ELIDED = re.compile(
-    rf"\b(?:rest|remainder) of (?:the |this |your )?{_CODE}\b"
-    rf"|\b(?:existing|remaining|unchanged) {_CODE}\b"
-    rf"|\b{_CODE} (?:omitted|elided|unchanged|not shown|goes here|as before|"
-    r"(?:remains?|stays?|is|are) (?:the same|unchanged|as (?:is|before)))\b"
+# A phrase that says by itself that code was left out.
+_SAYS_ELIDED = re.compile(
+    rf"\b{_CODE} (?:omitted|elided|unchanged|not shown|goes here|as before|"
+    r"(?:remains?|stays?|is|are) (?:the same(?! as (?!before|above))|unchanged|as (?:is|before)))\b"
     r"|\b(?:omitted|elided|left out) for brevity\b|\bcode omitted\b"
     r"|\bthe rest (?:remains?|stays?|is) (?:the same|unchanged|as before)\b"
-    r"|^(?:unchanged|no changes?|same as (?:before|above)|as before)\W*$",
+    r"|^(?:unchanged|same as (?:before|above)|as before)\W*$",
     re.IGNORECASE)
-_KEPT = re.compile(rf"\b(?:other|previous|original|same|old) {_CODE}\b", re.IGNORECASE)
-_KEEP_WORDS = re.compile(r"\b(?:unchanged|as is|as before|the same|here|keep|kept|untouched)\b"
-                         r"|\.\.\.|…", re.IGNORECASE)
+# Code named as kept: an elision when it is all the comment says, or said with KEPT_WORDS
+# ("# rest of the file" / "# remaining methods unchanged", not "# the remaining methods are
+# order-aware").
+_KEPT = (rf"(?:(?:rest|remainder) of (?:the |this |your )?(?:{_CODE}|file)"
+         rf"|(?:existing|remaining|previous|original) {_CODE})")
+_NAMES_KEPT = re.compile(rf"\b(?:{_KEPT}|(?:other|old) {_CODE})\b", re.IGNORECASE)
+_ONLY_KEPT = re.compile(rf"^(?:the )?{_KEPT}(?: here)?\W*$", re.IGNORECASE)
+_KEPT_WORDS = re.compile(r"\b(?:unchanged|as is|as before|the same|untouched|omitted|elided"
+                         r"|not shown|goes here|here|etc)\b|\.\.\.|…", re.IGNORECASE)
 _CODE_WORD = re.compile(rf"\b{_CODE}\b|\band so on\b|\betc\b", re.IGNORECASE)
 
 
@@ -39,8 +44,11 @@ def is_elision(body: str) -> bool:
     """Whether a comment's text (marker stripped) says that code was left out."""
     if _ELLIPSIS.match(body):
         rest = _ELLIPSIS.sub("", body).strip(" .…:;,-()")
-        return not rest or bool(_CODE_WORD.search(rest) or _ELIDED.search(rest))
-    return bool(_ELIDED.search(body) or (_KEPT.search(body) and _KEEP_WORDS.search(body)))
+        return not rest or bool(_CODE_WORD.search(rest) or _SAYS_ELIDED.search(rest)
+                                or _NAMES_KEPT.search(rest))
+    if _SAYS_ELIDED.search(body) or _ONLY_KEPT.match(body):
+        return True
+    return bool(_NAMES_KEPT.search(body) and _KEPT_WORDS.search(body))
 
 
 def find_lazy_comments(text: str, before: str = "") -> list[str]:
