@@ -448,7 +448,10 @@ class SearchTest(unittest.TestCase):
             search("x", "", ["iliad.txt"])
 '''
 
-BANK_EXAMPLE = '''class AccountError(ValueError):
+BANK_EXAMPLE = '''import threading
+
+
+class AccountError(ValueError):
     """Anything wrong with an account."""
 
 
@@ -459,6 +462,7 @@ class ClosedError(AccountError):
 class Account:
     def __init__(self):
         self._balance = None
+        self._lock = threading.Lock()
 
     def open(self):
         if self._balance is not None:
@@ -479,19 +483,23 @@ class Account:
         return self._balance
 
     def deposit(self, amount):
-        self._check()
-        if amount <= 0:
-            raise ValueError("amount must be greater than 0")
-        self._balance += amount
+        with self._lock:
+            self._check()
+            if amount <= 0:
+                raise ValueError("amount must be greater than 0")
+            self._balance += amount
 
     def withdraw(self, amount):
-        self._check()
-        if amount > self._balance:
-            raise AccountError("amount must be less than balance")
-        self._balance -= amount
+        with self._lock:
+            self._check()
+            if amount > self._balance:
+                raise AccountError("amount must be less than balance")
+            self._balance -= amount
 '''
 
 BANK_TEST = '''import sys
+import threading
+import time
 import unittest
 
 from bank import Account, AccountError, ClosedError
@@ -531,6 +539,24 @@ class BankTest(unittest.TestCase):
     @unittest.skipIf(sys.version_info < (3, 0), "old Python")
     def test_conditional_skip_not_taken(self):
         self.assertIsInstance(Account(), Account)
+
+    def test_concurrent_transactions(self):
+        account = Account()
+        account.open()
+        account.deposit(1000)
+
+        def transact():
+            account.deposit(5)
+            time.sleep(0.001)
+            account.withdraw(5)
+
+        sys.setswitchinterval(1e-12)
+        threads = [threading.Thread(target=transact) for _ in range(1000)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual(account.balance, 1000)
 
     @unittest.skip("not yet")
     def test_interest(self):

@@ -31,6 +31,7 @@ import operator
 import os
 import struct
 import sys
+import threading
 import types
 
 __unittest = True  # unittest leaves this module's frames out of the tracebacks it prints
@@ -258,19 +259,23 @@ class Connection:
         self.frames_of = None  # the subject: frames of an exception, for the other side
         self.around_call = None  # the tests' side: runs a call under the caller's frames
         self.stack_of = None  # the subject: its frames, sent with each call it makes
+        self.lock = threading.RLock()
 
     # -------------------------------------------------------- sending and receiving
 
     def request(self, op: str, *args: object) -> object:
-        message = {"q": op, "a": [self.encode(a) for a in args]}
-        if self.stack_of is not None and op == "call":
-            message["f"] = self.stack_of()
-        self._send(message)
-        while True:
-            message = self._receive()
-            if "q" not in message:
-                return self._result(message)
-            self._send(self.handle(message))
+        """Ask the other side; serve what it asks meanwhile. One exchange at a time: threads
+        (a test's 1000 concurrent deposits) take turns, nested calls of one thread go on."""
+        with self.lock:
+            message = {"q": op, "a": [self.encode(a) for a in args]}
+            if self.stack_of is not None and op == "call":
+                message["f"] = self.stack_of()
+            self._send(message)
+            while True:
+                message = self._receive()
+                if "q" not in message:
+                    return self._result(message)
+                self._send(self.handle(message))
 
     def serve(self) -> None:
         """Answer requests until the other side closes the channel."""

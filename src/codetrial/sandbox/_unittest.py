@@ -23,6 +23,7 @@ import linecache
 import os
 import signal
 import sys
+import threading
 import unittest
 
 import codetrial_judge as judge
@@ -32,6 +33,10 @@ import codetrial_subject as subject
 
 __unittest = True  # tracebacks unittest prints leave out this module's frames, as its own
 MAX_MESSAGE = 2000
+# A test's threads wait their turn on the channel, so more of them are alive at once than when
+# the code runs in their process (a bank's 1000 concurrent deposits): small stacks keep them
+# within the address-space limit.
+THREAD_STACK = 1 << 20
 
 
 def run_unittests(modules: list[str], solution: list[str] | None = None) -> None:
@@ -50,6 +55,7 @@ def run_unittests(modules: list[str], solution: list[str] | None = None) -> None
         os.unlink(path)
     judge.undumpable()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    threading.stack_size(THREAD_STACK)
     pid, inp, out = subject.start(workdir, sorted(p for p, _ in sources.values()))
     conn = _Tests(inp, out)
     sys.path[:] = [p for p in sys.path if p not in ("", ".", workdir)]

@@ -21,6 +21,9 @@ from codetrial.sandbox.judged import UNITTEST_MODULE, judged_program
 from codetrial.suites.base import Grade, Suite
 from codetrial.suites.grading import CallCheck, failure_text, grade_by_value, verdict_of
 
+# Processes and threads of a test run: tests that start 1000 threads (bank-account) keep many
+# alive while they take turns calling the model's code in its own process.
+MAX_THREADS = 1200
 _TIMING = re.compile(r"\b(in|took) \d+(\.\d+)?s\b")
 _WORKDIR = re.compile(r"(/tmp/[\w.-]+/)+")
 
@@ -63,7 +66,7 @@ class EditSuite(Suite):
     def limits(self) -> Limits:
         timeout = float(self.options.get("test_timeout", self.default_test_timeout))
         return Limits(wall_seconds=timeout, cpu_seconds=timeout, memory_mb=2048,
-                      max_output_bytes=200_000)
+                      max_output_bytes=200_000, max_processes=MAX_THREADS)
 
     async def grade(self, task: Task, code: str, sandbox: Sandbox) -> Grade:
         return await self.grade_files(task, {next(iter(self.edit_files(task))): code}, sandbox)
