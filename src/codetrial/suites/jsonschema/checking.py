@@ -39,6 +39,7 @@ class Checked:
     load: str
     answers: list[Answer] = field(default_factory=list)
     status: str = "ok"  # the sandbox status of the whole program
+    tried: list[str] = field(default_factory=list)  # what the code tried (never a verdict)
 
     @property
     def loaded(self) -> bool:
@@ -73,7 +74,8 @@ def read_outcome(outcome: Outcome, count: int) -> list[Checked]:
     """A program that died or reported nothing gives every case the same reason."""
     report = outcome.report
     if outcome.status == "ok" and isinstance(report, list) and len(report) == count:
-        return [Checked(r["load"], [Answer(*a) for a in r["answers"]]) for r in report]
+        return [Checked(r["load"], [Answer(*a) for a in r["answers"]],
+                        tried=[str(t) for t in r.get("tried") or []]) for r in report]
     return [Checked(why_no_report(outcome), [], outcome.status)] * count
 
 

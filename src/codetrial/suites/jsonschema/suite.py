@@ -149,7 +149,8 @@ class JsonSchemaSuite(Suite):
                    "description": task.data["description"],
                    "schema": summary.compact(task.data["schema"]),
                    "flags": flags(code, task.data["schema"]),
-                   **summary.test_counts(results)}
+                   **summary.test_counts(results), **({"tried": checked.tried}
+                                                      if checked.tried else {})}
         if checked.loaded and checked.answers:
             details.update(augmented_figures(extra, checked.answers[len(tests):]))
             if reference is not None:
