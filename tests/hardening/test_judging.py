@@ -320,6 +320,22 @@ def test_tests_still_read_their_own_source(sandbox, tmp_path):
     assert result.verdict == Verdict.PASSED, result.output
 
 
+def test_tracebacks_go_through_the_model_s_file_as_plain_unittest_s_do(sandbox, tmp_path):
+    """The output the model gets back: the test's frame, then its own frames with its file
+    names and lines, and none of the proxies' (as under plain unittest)."""
+    suite, task = two_module_exercise(tmp_path)
+    code = ("def helper(name):\n    return name.upper() + 1\n\n\n"
+            "def two_fer(name='you'):\n    return helper(name)\n")
+    result = grade_files(sandbox, suite, task, code)
+    assert result.verdict == Verdict.FAILED
+    error = next(t.message for t in result.tests if t.name.endswith("test_alice"))
+    assert 'second_test.py", line 8, in test_alice' in error
+    assert 'two_fer.py", line 6, in two_fer' in error
+    assert 'two_fer.py", line 2, in helper\n    return name.upper() + 1' in error
+    assert error.rstrip().endswith('TypeError: can only concatenate str (not "int") to str')
+    assert "codetrial" not in result.output and "_proxy" not in result.output
+
+
 def test_a_solution_that_does_not_import_is_an_error(sandbox, tmp_path):
     suite, task = two_module_exercise(tmp_path)
     result = grade_files(sandbox, suite, task, "def two_fer(:\n")
