@@ -1,0 +1,164 @@
+"""The proxies between the tests' process and the model's (sandbox/_proxy.py), both ends in one
+process here (a thread serves the model's end): what crosses as a copy, what as a handle, and
+what the tests' end refuses."""
+
+from __future__ import annotations
+
+import collections
+import datetime
+import enum
+import http
+import json
+import os
+import sys
+import threading
+import types
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+
+from codetrial.sandbox import _proxy as proxy
+
+MODEL = '''
+class Yes:
+    def __eq__(self, other):
+        return True
+    __hash__ = object.__hash__
+
+
+class Point:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    def __eq__(self, other):
+        return isinstance(other, Point) and (self.x, self.y) == (other.x, other.y)
+
+    def __lt__(self, other):
+        return True
+
+    __hash__ = object.__hash__
+
+
+class Liar(str):
+    def __eq__(self, other):
+        return True
+    __hash__ = str.__hash__
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+
+
+class OwnError(KeyError):
+    pass
+
+
+class SubError(OwnError):
+    pass
+
+
+def call(function, *args):
+    return function(*args)
+
+
+def peek(function, name):
+    return getattr(function, name)
+
+
+def fail(kind):
+    raise {"own": SubError, "value": ValueError}[kind]("it broke", 7)
+
+
+Pair = collections.namedtuple("Pair", "a b")
+'''
+
+
+@pytest.fixture()
+def tests_end():
+    """The tests' end of a connection to a thread that serves module `model_module`."""
+    module = types.ModuleType("model_module")
+    module.__dict__.update(enum=enum, collections=collections)
+    exec(MODEL, module.__dict__)
+    sys.modules["model_module"] = module
+    to_model_r, to_model_w = os.pipe()
+    to_tests_r, to_tests_w = os.pipe()
+    model_end = proxy.Connection(to_model_r, to_tests_w, guarded=False)
+    thread = threading.Thread(target=model_end.serve, daemon=True)
+    thread.start()
+    conn = proxy.Connection(to_tests_r, to_model_w, guarded=True)
+    yield conn, proxy.remote_module(conn, "model_module", conn.request("import", "model_module"))
+    for fd in (to_model_w, to_tests_r):
+        os.close(fd)
+    thread.join(5)
+    for fd in (to_model_r, to_tests_w):
+        os.close(fd)
+    del sys.modules["model_module"]
+
+
+PLAIN = [None, True, 3, -2**80, 1.5, float("inf"), 2 + 3j, "text", b"\x00\xff", bytearray(b"ab"),
+         (1, (2, [3])), [1, "a"], {1, 2}, frozenset({3}), {"k": [1, {2: 3}]}, Fraction(1, 3),
+         Decimal("1.10"), datetime.date(2024, 2, 29), datetime.datetime(2024, 1, 2, 3, 4, 5, 6),
+         datetime.time(1, 2, 3), datetime.timedelta(days=1, seconds=2), http.HTTPStatus.OK]
+
+
+@pytest.mark.parametrize("value", PLAIN, ids=[type(v).__name__ for v in PLAIN])
+def test_plain_values_cross_as_equal_copies_of_the_same_type(value):
+    conn = proxy.Connection(-1, -1, guarded=True)
+    copy = conn.decode(json.loads(json.dumps(conn.encode(value))))
+    assert copy == value and type(copy) is type(value)
+
+
+def test_subclasses_of_plain_types_cross_as_their_base_value(tests_end):
+    conn, model = tests_end
+    liar = model.call(model.Liar, "nope")
+    assert type(liar) is str and liar != "One for you, one for me."
+    assert type(model.call(lambda: model.Level.LOW)) is int
+    assert model.call(model.Pair, 1, 2) == (1, 2)
+    assert model.call(memoryview, b"abc") == b"abc"
+
+
+def test_a_handle_never_equals_a_plain_value_but_two_compare_by_the_model(tests_end):
+    conn, model = tests_end
+    yes = model.Yes()
+    assert yes != 5 and not (yes == 5) and 5 != yes and yes not in [5]
+    assert model.Point(1, 2) == model.Point(1, 2) and model.Point(1, 2) != model.Point(2, 1)
+    with pytest.raises(TypeError):
+        assert model.Point(1, 2) < 3  # the model's __lt__ would say True
+    assert isinstance(model.Point(0, 0), model.Point)
+
+
+def test_callbacks_run_on_the_tests_side(tests_end):
+    conn, model = tests_end
+    seen = []
+    assert model.call(lambda value: seen.append(value) or len(seen), "x") == 1
+    assert seen == ["x"]
+
+
+def test_the_tests_objects_keep_their_insides(tests_end):
+    conn, model = tests_end
+
+    def secret():
+        return "expected value"
+
+    for name in ("__globals__", "__code__", "__closure__", "_private"):
+        with pytest.raises(AttributeError, match="may not read"):
+            model.peek(secret, name)
+    with pytest.raises(proxy.ProxyError, match="cannot be lent"):
+        model.call(lambda: sys._getframe())
+    with pytest.raises(proxy.ProxyError, match="cannot be lent"):
+        model.call(lambda: os)
+
+
+def test_exceptions_cross_with_their_class_hierarchy_and_arguments(tests_end):
+    conn, model = tests_end
+    with pytest.raises(model.OwnError) as err:
+        model.fail("own")
+    assert type(err.value) is model.SubError and isinstance(err.value, KeyError)
+    assert err.value.args == ("it broke", 7)
+    with pytest.raises(ValueError, match="it broke"):
+        model.fail("value")
+    error = RuntimeError("the tests' own")
+    with pytest.raises(RuntimeError) as again:
+        model.call(lambda: (_ for _ in ()).throw(error))
+    assert again.value is error  # the same object comes back
