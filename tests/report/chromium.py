@@ -179,6 +179,6 @@ def probe(page: Path, shot: Path, size: tuple[int, int]) -> dict:
     dom = _run(copy, window, "--dump-dom").stdout
     shot.parent.mkdir(parents=True, exist_ok=True)
     _run(copy, window, f"--screenshot={shot.resolve()}")
-    found = re.search(r'<pre id="probe-result">(.*?)</pre>', dom, re.S)
+    found = re.search(r'<pre id="probe-result"[^>]*>(.*?)</pre>', dom, re.S)
     assert found, "the probe did not finish"
     return json.loads(html.unescape(found.group(1)))
