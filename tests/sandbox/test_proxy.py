@@ -71,6 +71,12 @@ def fail(kind):
 
 
 Pair = collections.namedtuple("Pair", "a b")
+
+
+def grow(items, *, seen):
+    items.append(len(items))
+    seen["grown"] = True
+    return None
 '''
 
 
@@ -133,6 +139,15 @@ def test_callbacks_run_on_the_tests_side(tests_end):
     seen = []
     assert model.call(lambda value: seen.append(value) or len(seen), "x") == 1
     assert seen == ["x"]
+
+
+def test_what_a_call_does_to_its_list_and_dict_arguments_is_seen(tests_end):
+    conn, model = tests_end
+    items, seen, untouched = [7], {}, [1]
+    model.grow(items, seen=seen)
+    assert items == [7, 1] and seen == {"grown": True}
+    model.call(len, untouched)
+    assert untouched == [1]
 
 
 def test_the_tests_objects_keep_their_insides(tests_end):

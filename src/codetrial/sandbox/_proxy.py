@@ -274,7 +274,10 @@ class Connection:
             while True:
                 message = self._receive()
                 if "q" not in message:
-                    return self._result(message)
+                    result = self._result(message)
+                    if "after" in message and op == "call":
+                        self._update(args[1], args[2], message["after"])
+                    return result
                 self._send(self.handle(message))
 
     def serve(self) -> None:
@@ -331,7 +334,12 @@ class Connection:
     def handle(self, message: dict) -> dict:
         try:
             op, args = str(message["q"]), [self.decode(a) for a in message["a"]]
-            return {"v": self.encode(self.perform(op, args, message.get("f")))}
+            reply = {"v": self.encode(self.perform(op, args, message.get("f")))}
+            if op == "call":
+                changed = self._changed(args[1], args[2], message["a"])
+                if changed:
+                    reply["after"] = changed
+            return reply
         except BaseException as exc:  # noqa: BLE001 - it crosses to the caller, as raised
             if self.closed:
                 raise
@@ -339,6 +347,33 @@ class Connection:
                 return {"x": self.encode_exception(exc)}
             except BaseException as again:  # noqa: BLE001
                 return {"x": self.encode_exception(ProxyError(f"unsendable error: {again!r}"))}
+
+    # A call's list, dict, set and bytearray arguments crossed as copies: what the call did to
+    # them is sent back with its result and done to the caller's objects too.
+
+    def _changed(self, pos: list, kw: dict, sent: list) -> list:
+        """[[position or name, new value], ...] for the mutable arguments the call changed."""
+        before = dict(enumerate(_list(sent[1]["L"]))) if type(sent[1]) is dict else {}
+        named = {k: v for k, v in _list(sent[2]["d"])} if type(sent[2]) is dict else {}
+        changed = []
+        for key, value in [*enumerate(pos), *kw.items()]:
+            if type(value) in _MUTABLE:
+                now = self.encode(value)
+                if now != (before if type(key) is int else named).get(key):
+                    changed.append([key, now])
+        return changed
+
+    def _update(self, pos: list, kw: dict, changed: object) -> None:
+        for key, data in (_pair(item) for item in _list(changed)):
+            target = pos[key] if type(key) is int and 0 <= key < len(pos) else kw.get(key)
+            new = self.decode(data)
+            if type(target) is not type(new) or type(target) not in _MUTABLE:
+                continue
+            if type(target) in (list, bytearray):
+                target[:] = new
+            else:
+                target.clear()
+                target.update(new)
 
     def perform(self, op: str, args: list, frames: object) -> object:
         if op == "call":
@@ -611,6 +646,7 @@ def _construct(kind: type, args: list, text: str) -> BaseException:
 
 
 _NONE = object()
+_MUTABLE = (list, dict, set, bytearray)
 _SEQUENCES = {"L": list, "t": tuple, "s": set, "fs": frozenset}
 
 
