@@ -19,28 +19,24 @@ def _verdicts(grade) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_wrong_solution_fails_with_per_test_results(grade, language):
+def test_skipped_tests_run_and_wrong_solutions_fail_per_test(grade, language):
+    """Each leap exercise skips two of its three tests by its track's convention (xtest,
+    #[ignore], @Disabled, EXERCISM_RUN_ALL_TESTS, a bonus build tag): the reference passes all
+    three; a wrong solution fails some of them, by name; the untouched stub passes none."""
     leap, shapes = by_language(language)
-    wrong, stub = grade([(leap, {**leap.solution, **leap.wrong}), (shapes, dict(shapes.solution))])
+    reference, wrong, stub = grade([(leap, leap.reference()), (leap, {**leap.solution,
+                                    **leap.wrong}), (shapes, dict(shapes.solution))])
+    assert reference.verdict == Verdict.PASSED, reference.output
+    assert len(reference.tests) == 3 and all(t.verdict == Verdict.PASSED for t in reference.tests)
+    assert reference.details["unskipped"]
     assert wrong.verdict == Verdict.FAILED, wrong.output
     by_name = _verdicts(wrong)
-    assert len(by_name) == 3, by_name  # the leap exercises define three tests each
+    assert sorted(by_name) == sorted(_verdicts(reference)), by_name  # the same three tests
     assert set(by_name.values()) == {"failed", "passed"}, by_name  # y % 4 == 0: half right
     failed = [t for t in wrong.tests if t.verdict == Verdict.FAILED]
     assert any("1900" in t.name or "1900" in t.message or "2100" in t.message for t in failed)
     assert stub.verdict == Verdict.FAILED and stub.tests
     assert all(t.verdict != Verdict.PASSED for t in stub.tests), _verdicts(stub)
-
-
-@pytest.mark.parametrize("language", LANGUAGES)
-def test_skipped_tests_run(grade, language):
-    """Each leap exercise skips two tests by its track's convention (xtest, #[ignore],
-    @Disabled, EXERCISM_RUN_ALL_TESTS, a bonus build tag): all three must report a pass."""
-    leap, _ = by_language(language)
-    [result] = grade([(leap, leap.reference())])
-    assert result.verdict == Verdict.PASSED, result.output
-    assert len(result.tests) == 3 and all(t.verdict == Verdict.PASSED for t in result.tests)
-    assert result.details["unskipped"]
 
 
 HANGS = {"go/leap", "rust/shapes", "cpp/leap", "java/shapes", "javascript/leap"}
