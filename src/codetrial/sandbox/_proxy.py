@@ -112,6 +112,8 @@ class Handle:
     __slots__ = ("_codetrial_ref",)
 
     def __getattr__(self, name: str) -> object:
+        if name in _METHODS.get(type(self), ()):
+            return Method(self, name)  # called at once as a rule: one exchange, not two
         return _conn(self).request("getattr", self, name)
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -122,6 +124,29 @@ class Handle:
 
 
 _REF = Handle.__dict__["_codetrial_ref"]
+_METHODS: dict = {}  # class of handles -> names of the functions its owner's class defines
+
+
+class Method:
+    """`handle.name` where the owner's class defines a function `name`: calling it asks the
+    owner for getattr(obj, name)(...) in one exchange (the owner looks it up as Python does)."""
+
+    __slots__ = ("owner", "name")
+
+    def __init__(self, owner: Handle, name: str) -> None:
+        self.owner, self.name = owner, name
+
+    def __call__(self, *args, **kwargs):
+        return _conn(self.owner).request("callattr", self.owner, self.name, list(args), kwargs)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Method and other.owner is self.owner and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash((id(self.owner), self.name))
+
+    def __repr__(self) -> str:
+        return f"<bound method {type(self.owner).__qualname__}.{self.name}>"
 
 
 def _conn(handle: object) -> Connection:
@@ -268,15 +293,15 @@ class Connection:
         (a test's 1000 concurrent deposits) take turns, nested calls of one thread go on."""
         with self.lock:
             message = {"q": op, "a": [self.encode(a) for a in args]}
-            if self.stack_of is not None and op == "call":
+            if self.stack_of is not None and op in _CALLS:
                 message["f"] = self.stack_of()
             self._send(message)
             while True:
                 message = self._receive()
                 if "q" not in message:
                     result = self._result(message)
-                    if "after" in message and op == "call":
-                        self._update(args[1], args[2], message["after"])
+                    if "after" in message and op in _CALLS:
+                        self._update(args[_CALLS[op]], args[_CALLS[op] + 1], message["after"])
                     return result
                 self._send(self.handle(message))
 
@@ -335,8 +360,9 @@ class Connection:
         try:
             op, args = str(message["q"]), [self.decode(a) for a in message["a"]]
             reply = {"v": self.encode(self.perform(op, args, message.get("f")))}
-            if op == "call":
-                changed = self._changed(args[1], args[2], message["a"])
+            if op in _CALLS:
+                at = _CALLS[op]
+                changed = self._changed(args[at], args[at + 1], message["a"][at:])
                 if changed:
                     reply["after"] = changed
             return reply
@@ -353,8 +379,8 @@ class Connection:
 
     def _changed(self, pos: list, kw: dict, sent: list) -> list:
         """[[position or name, new value], ...] for the mutable arguments the call changed."""
-        before = dict(enumerate(_list(sent[1]["L"]))) if type(sent[1]) is dict else {}
-        named = {k: v for k, v in _list(sent[2]["d"])} if type(sent[2]) is dict else {}
+        before = dict(enumerate(_list(sent[0]["L"]))) if type(sent[0]) is dict else {}
+        named = {k: v for k, v in _list(sent[1]["d"])} if type(sent[1]) is dict else {}
         changed = []
         for key, value in [*enumerate(pos), *kw.items()]:
             if type(value) in _MUTABLE:
@@ -376,7 +402,10 @@ class Connection:
                 target.update(new)
 
     def perform(self, op: str, args: list, frames: object) -> object:
-        if op == "call":
+        if op in ("call", "callattr"):
+            if op == "callattr":
+                self._check_name(args[1])
+                args = [getattr(args[0], args[1]), *args[2:]]
             target, pos, kw = args
             if self.around_call is not None and frames:
                 return self.around_call(frames, target, pos, kw)
@@ -455,6 +484,8 @@ class Connection:
         return None
 
     def _encode_object(self, value: object, kind: type, depth: int) -> object:
+        if kind is Method and _conn(value.owner) is self:
+            return {"ma": [self.encode(value.owner), value.name]}
         remote = self.remote_of.get(id(value))
         if remote is None and isinstance(value, Handle) and _conn(value) is self:
             remote = _REF.__get__(value)[1]
@@ -499,7 +530,7 @@ class Connection:
         exc = issubclass(kind, BaseException)
         return {"k": key, "n": [str(kind.__name__), str(kind.__qualname__),
                                 str(getattr(kind, "__module__", "?"))],
-                "bases": bases, "ops": special, "exc": exc,
+                "bases": bases, "ops": special, "exc": exc, "methods": _functions(kind),
                 "unhashable": not _has(kind, "__hash__")}
 
     def decode(self, data: object, depth: int = 0) -> object:
@@ -536,6 +567,10 @@ class Connection:
         if "e" in data:
             module, qualname, name = (str(p) for p in _list(data["e"]))
             return _stdlib_enum(module, qualname, name)
+        if "ma" in data:
+            owner, name = _list(data["ma"])
+            self._check_name(name)
+            return getattr(self.decode(owner, depth + 1), name)
         if "bf" in data:
             found = getattr(builtins, str(data["bf"]), None)
             if not isinstance(found, types.BuiltinFunctionType):
@@ -589,9 +624,11 @@ class Connection:
             space["__hash__"] = None
         bases = tuple(b for b in bases if isinstance(b, RemoteClass)) or (Handle,)
         try:
-            return RemoteClass(name, bases, space)
+            made = RemoteClass(name, bases, space)
         except TypeError:  # an odd hierarchy: the class alone still works
-            return RemoteClass(name, (Handle,), space)
+            made = RemoteClass(name, (Handle,), space)
+        _METHODS[made] = frozenset(str(n) for n in _list(data.get("methods", [])))
+        return made
 
     # -------------------------------------------------------- exceptions
 
@@ -647,6 +684,7 @@ def _construct(kind: type, args: list, text: str) -> BaseException:
 
 _NONE = object()
 _MUTABLE = (list, dict, set, bytearray)
+_CALLS = {"call": 1, "callattr": 2}  # where a call request's arguments start
 _SEQUENCES = {"L": list, "t": tuple, "s": set, "fs": frozenset}
 
 
@@ -695,6 +733,16 @@ def _int(body: object) -> int:
     if type(body) is not int:
         raise ValueError("malformed reference")
     return body
+
+
+def _functions(kind: type) -> list[str]:
+    """Public names that the class (or a base) binds to a plain function."""
+    names: dict[str, bool] = {}
+    for base in type.__dict__["__mro__"].__get__(kind):
+        for name, value in type.__dict__["__dict__"].__get__(base).items():
+            if type(name) is str and not name.startswith("_"):
+                names.setdefault(name, type(value) is types.FunctionType)
+    return sorted(name for name, function in names.items() if function)
 
 
 def _has(kind: type, name: str) -> bool:
