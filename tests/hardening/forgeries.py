@@ -1,8 +1,8 @@
 """Model answers that are wrong and try to be graded as passing anyway.
 
 HUMANEVAL: answers to HumanEval tasks (graded by value: see suites/grading.py).
-EDITING: versions of two_fer.py for the Exercism two-fer exercise (graded by the guarded unittest
-runner: see sandbox/_unittest.py); each is wrong (it says 'nope') and adds a trick.
+EDITING: versions of two_fer.py for the Exercism two-fer exercise (graded by plain unittest beside
+the model's own process: see sandbox/_unittest.py); each is wrong (it says 'nope') and adds a trick.
 FILLS: Python expressions for the hole of a YAML case (graded apart from the test: see
 codetrial_judge.check_names); each is wrong and tries to look right to `==`, `repr` or `assert`.
 """
