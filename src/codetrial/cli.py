@@ -151,7 +151,7 @@ async def run_async(store: Store, config: RunConfig, resume: str | None) -> str:
         with progress_bar(len(work), plan.limiter) as on_sample:
             await execute(store, run_id, plan, work, on_sample)
     finally:
-        await plan.model.aclose()
+        await plan.aclose()  # the model, and the executor if the run never started
     return run_id
 
 

@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
+from codetrial.core import UsageError
 from codetrial.models.base import Model, Reply, Request
 from codetrial.runner import RunConfig, execute, executors, pending, prepare, start_run
 from codetrial.runner.gate import GatedModel
@@ -72,3 +75,39 @@ def test_a_slow_model_never_sees_more_calls_than_its_slots():
     replies = asyncio.run(ask_all())
     assert [r.text for r in replies] == [str(i) for i in range(10)]
     assert inner.peak == 2 and gated.name == "slow"
+
+
+class Kept(Sandbox):
+    """A real sandbox that remembers itself, to check it was stopped."""
+
+    made: list[Sandbox] = []
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        Kept.made.append(self)
+
+
+def test_the_sandbox_starts_during_prepare_and_stops_when_no_run_follows(monkeypatch, ct_home):
+    Kept.made = []
+    monkeypatch.setattr(executors, "Sandbox", Kept)
+    config = RunConfig(suite="humaneval", model="reference", limit=2, cache=False)
+
+    async def prepared_then_dropped() -> list[int]:
+        plan = await prepare(config, None)
+        assert plan.executor is not None
+        pids = (await plan.executor).sandbox.worker_pids  # warm: every worker started
+        await plan.aclose()
+        return pids
+
+    pids = asyncio.run(prepared_then_dropped())
+    [sandbox] = Kept.made
+    assert len(pids) == 2 and sandbox._closed and sandbox.worker_pids == []
+
+
+def test_a_prepare_that_fails_after_the_start_stops_the_sandbox(monkeypatch, ct_home):
+    Kept.made = []
+    monkeypatch.setattr(executors, "Sandbox", Kept)
+    config = RunConfig(suite="humaneval", model="no-such-backend", limit=2, cache=False)
+    with pytest.raises(UsageError, match="unknown model backend"):
+        asyncio.run(prepare(config, None))
+    assert [s._closed for s in Kept.made] == [True]

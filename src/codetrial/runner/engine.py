@@ -13,7 +13,7 @@ from codetrial.models import Model, ModelOptions, create_model
 from codetrial.models.cache import CachedModel, ResponseCache
 from codetrial.protocols import PROTOCOLS, Protocol, SampleContext, Sampling
 from codetrial.runner.config import RunConfig
-from codetrial.runner.executors import Executor, open_executor
+from codetrial.runner.executors import Executor, discard, open_executor, start_executor
 from codetrial.runner.gate import GatedModel
 from codetrial.runner.hidden import hidden_paths
 from codetrial.runner.limiter import AdaptiveLimiter, RateLimitedModel
@@ -31,12 +31,35 @@ class Plan:
     model: Model
     protocol: Protocol
     limiter: AdaptiveLimiter | None = None  # API models only; its state() feeds the display
+    executor: asyncio.Future[Executor] | None = None  # started by prepare, taken by execute
+
+    async def aclose(self) -> None:
+        """The model's connections, and the executor if no execute took it."""
+        started, self.executor = self.executor, None
+        try:
+            await self.model.aclose()
+        finally:
+            if started is not None:
+                await discard(started)
 
 
 async def prepare(config: RunConfig, cache_path: Path | None) -> Plan:
-    """Build suite, tasks, model and protocol; raises UsageError before anything is stored."""
+    """Build suite, tasks, model and protocol; raises UsageError before anything is stored.
+    The executor starts first and comes up while tasks are loaded and the model is checked."""
     suite = create_suite(config.suite, config.suite_options)
-    tasks = select_tasks(suite.load_tasks(), config.task_ids, config.limit)
+    starting = asyncio.ensure_future(start_executor(config, suite.preload, hidden_paths(suite)))
+    try:
+        await asyncio.sleep(0)  # let its thread start before the loading below holds this one
+        tasks = select_tasks(suite.load_tasks(), config.task_ids, config.limit)
+        protocol, model, limiter = await _protocol_and_model(config, suite, cache_path)
+    except BaseException:
+        await discard(starting)
+        raise
+    return Plan(config, suite, tasks, model, protocol, limiter, starting)
+
+
+async def _protocol_and_model(config: RunConfig, suite: Suite, cache_path: Path | None
+                              ) -> tuple[Protocol, Model, AdaptiveLimiter | None]:
     protocol = PROTOCOLS.get(config.protocol or suite.default_protocol)()
     protocol.check(suite, config.suite_options, config.model)
     options = ModelOptions(base_url=config.base_url, api_key_env=config.api_key_env,
@@ -56,7 +79,7 @@ async def prepare(config: RunConfig, cache_path: Path | None) -> Plan:
     except BaseException:
         await backend.aclose()  # its HTTP client, before the loop that owns it ends
         raise
-    return Plan(config, suite, tasks, model, protocol, limiter)
+    return protocol, model, limiter
 
 
 def start_run(store: Store, plan: Plan) -> str:
@@ -84,8 +107,9 @@ async def execute(
         queue.put_nowait(item)
     sampling = Sampling(plan.config.temperature, plan.config.top_p, plan.config.max_tokens,
                         plan.config.seed)
-    async with open_executor(plan.config, plan.suite.preload,
-                             hidden_paths(plan.suite)) as executor:
+    started, plan.executor = plan.executor, None
+    async with open_executor(plan.config, plan.suite.preload, hidden_paths(plan.suite),
+                             started) as executor:
 
         async def worker() -> None:
             while not queue.empty():

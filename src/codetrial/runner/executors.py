@@ -6,8 +6,9 @@ method, so they do not know which executor graded their program.
 
 from __future__ import annotations
 
+import asyncio
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Protocol
 
@@ -49,27 +50,56 @@ class LocalExecutor:
     async def run(self, program: Program, limits: Limits = Limits()) -> Outcome:  # noqa: B008
         return await self.sandbox.run(program, limits)
 
+    async def warm(self) -> None:
+        """Start every worker now (an empty program each), not when the first samples wait."""
+        await asyncio.gather(*(self.sandbox.run(Program(code="")) for _ in range(self.capacity)))
+
     async def aclose(self) -> None:
         await self.sandbox.aclose()
 
 
-@asynccontextmanager
-async def open_executor(config: RunConfig, preload: tuple[str, ...] = (),
-                        hidden: tuple[str, ...] = ()) -> AsyncIterator[Executor]:
-    """The run's executor, started before the first sample and stopped after the last; its
-    workers import `preload` once (the suite's programs would each import them) and mask
-    `hidden` (the suite's answer keys)."""
+async def start_executor(config: RunConfig, preload: tuple[str, ...] = (),
+                         hidden: tuple[str, ...] = ()) -> Executor:
+    """The run's executor with its workers started; they import `preload` once (the suite's
+    programs would each import them) and mask `hidden` (the suite's answer keys). A local
+    sandbox is built in a thread (its probe waits for a trial worker), so the caller can
+    prepare the rest of the run meanwhile."""
     executor: Executor
     if config.executor == "ray":
         from codetrial.runner.ray_executor import RayExecutor
 
         executor = await RayExecutor.start(config.ray_address, preload=preload, hidden=hidden)
     else:
-        executor = LocalExecutor(config.sandbox_workers, preload, hidden)
+        local = await asyncio.to_thread(LocalExecutor, config.sandbox_workers, preload, hidden)
+        try:
+            await local.warm()
+        except BaseException:
+            await local.aclose()
+            raise
+        executor = local
     if unmasked := getattr(executor, "unmasked", []):
         print(f"codetrial: warning: the {executor.mode} sandbox cannot mask these answer keys "
               f"(only file permissions guard them): {', '.join(unmasked)}", file=sys.stderr)
+    return executor
+
+
+@asynccontextmanager
+async def open_executor(config: RunConfig, preload: tuple[str, ...] = (),
+                        hidden: tuple[str, ...] = (),
+                        started: Awaitable[Executor] | None = None) -> AsyncIterator[Executor]:
+    """The run's executor (`started` when the caller began starting it earlier), stopped after
+    the last sample."""
+    executor = await (started or start_executor(config, preload, hidden))
     try:
         yield executor
     finally:
         await executor.aclose()
+
+
+async def discard(started: asyncio.Future[Executor]) -> None:
+    """Stop an executor that was being started for a run that will not happen."""
+    try:
+        executor = await started
+    except BaseException:  # noqa: BLE001 - the run is failing already; its error wins
+        return
+    await executor.aclose()
