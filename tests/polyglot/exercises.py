@@ -24,7 +24,7 @@ class Exercise:
 
     @property
     def task_id(self) -> str:
-        return f"{self.language}/{self.slug}"
+        return self.slug if self.language == "python" else f"{self.language}/{self.slug}"
 
     def reference(self) -> dict[str, str]:
         return dict(zip(self.solution, self.example.values(), strict=True))
@@ -395,8 +395,50 @@ JS_SHAPES = Exercise(
                        "  while (Date.now() - t < 3600000) {}\n  return 0;\n};\n"},
 )
 
+# ---------------------------------------------------------------- Python (the suite's own path)
+
+PY_LEAP_TEST = """import unittest
+
+from leap import leap_year
+
+
+class LeapTest(unittest.TestCase):
+    def test_year_2000_is_a_leap_year(self):
+        self.assertIs(leap_year(2000), True)
+
+    def test_year_1900_is_not_a_leap_year(self):
+        self.assertIs(leap_year(1900), False)
+
+    def test_year_1996_is_a_leap_year(self):
+        self.assertIs(leap_year(1996), True)
+"""
+PY_LEAP = Exercise(
+    "python", "leap",
+    solution={"leap.py": "def leap_year(year):\n    pass\n"},
+    example={"example.py": "def leap_year(y):\n    return y % 4 == 0 and (y % 100 != 0 or "
+                           "y % 400 == 0)\n"},
+    tests={"leap_test.py": PY_LEAP_TEST},
+    wrong={"leap.py": "def leap_year(y):\n    return y % 4 == 0\n"},
+    hang={"leap.py": "def leap_year(y):\n    while True:\n        pass\n"},
+)
+PY_SHAPES = Exercise(
+    "python", "shapes",
+    solution={"shapes.py": "def area(w, h):\n    pass\n", "scale.py": "def double(n):\n    pass\n"},
+    example={"shapes.py": "from scale import double\n\n\ndef area(w, h):\n    return w * h\n\n\n"
+                          "def double_area(w, h):\n    return double(area(w, h))\n",
+             "scale.py": "def double(n):\n    return 2 * n\n"},
+    tests={"shapes_test.py": "import unittest\n\nfrom shapes import area, double_area\n\n\n"
+                             "class ShapesTest(unittest.TestCase):\n    def test_area(self):\n"
+                             "        self.assertEqual(area(2, 3), 6)\n\n"
+                             "    def test_double_area(self):\n"
+                             "        self.assertEqual(double_area(2, 3), 12)\n"},
+    wrong={"shapes.py": "def area(w, h):\n    return w + h\n"},
+    hang={"shapes.py": "import time\n\n\ndef area(w, h):\n    time.sleep(3600)\n"},
+)
+
 ALL = [GO_LEAP, GO_SHAPES, RUST_LEAP, RUST_SHAPES, CPP_LEAP, CPP_SHAPES,
-       JAVA_LEAP, JAVA_SHAPES, JS_LEAP, JS_SHAPES]
+       JAVA_LEAP, JAVA_SHAPES, JS_LEAP, JS_SHAPES,
+       PY_LEAP, PY_SHAPES]
 
 
 def write_all(root: Path, exercises: list[Exercise] | None = None) -> Path:
