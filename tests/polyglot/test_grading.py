@@ -62,10 +62,13 @@ PEEK = {  # the correct answer only while the test source cannot be read at run 
     "rust": ("src/lib.rs", "pub fn is_leap_year(y: u64) -> bool {\n"
                            '    !std::path::Path::new("tests/leap.rs").exists()\n'
                            "        && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)\n}\n"),
-    "cpp": ("leap.cpp", '#include "leap.h"\n#include <fstream>\n\nnamespace leap {\n'
-                        'bool is_leap_year(int y) {\n  if (std::ifstream("leap_test.cpp")) '
-                        "return false;\n  return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);"
-                        "\n}\n}\n"),
+    "cpp": ("leap.cpp", '#include "leap.h"\n#include <fstream>\n#include <string>\n'
+                        "#include <unistd.h>\n\nnamespace leap {\nbool is_leap_year(int y) {\n"
+                        '  if (std::ifstream("leap_test.cpp")) return false;\n'
+                        "  // nor the driver's memory (its report nonce): it is not dumpable\n"
+                        '  if (std::ifstream("/proc/" + std::to_string(getppid()) + "/mem")) '
+                        "return false;\n"
+                        "  return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);\n}\n}\n"),
     "java": ("src/main/java/Leap.java", "class Leap {\n    boolean isLeapYear(int y) {\n"
              '        if (new java.io.File("src/test/java/LeapTest.java").exists()) return false;'
              "\n        return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);\n    }\n}\n"),

@@ -3,10 +3,12 @@
 Standalone (stdlib only): the sandbox runs it as `python3 -I -S _driver.py` with its plan on
 stdin. It reads the report nonce first and no step inherits the nonce or report fds, so the
 model's code, which runs in the steps, cannot write the report; what the steps print is parsed
-by the harness. A `remove` step deletes files before the next one runs: tests are compiled, then
-their sources removed, then the test binary runs without them.
+by the harness; the driver makes itself non-dumpable, so the steps cannot read its memory or
+fds through ptrace or /proc either. A `remove` step deletes files before the next one runs:
+tests are compiled, then their sources removed, then the test binary runs without them.
 """
 
+import ctypes
 import glob
 import json
 import os
@@ -82,7 +84,17 @@ def _read(path: str) -> str | None:
         return None
 
 
+def _not_dumpable() -> None:
+    """Steps run as our uid: without this they could ptrace us, read our memory (the nonce) or
+    open our report fd through /proc."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError):
+        pass
+
+
 def main() -> None:
+    _not_dumpable()
     with os.fdopen(int(os.environ["CODETRIAL_NONCE_FD"]), "rb") as fh:
         nonce = fh.read().strip().decode()
     report = os.fdopen(int(os.environ["CODETRIAL_REPORT_FD"]), "w")
