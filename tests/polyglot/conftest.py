@@ -37,10 +37,11 @@ Grader = Callable[..., list[Grade]]
 
 @pytest.fixture(scope="module")
 def grade(poly_root: Path, sandbox: Sandbox) -> Grader:
-    """grade([(exercise, files), ...], timeout=30): the grades, graded two at a time."""
+    """grade([(exercise, files), ...], timeout=30, root=poly_root): the grades, two at a time."""
 
-    def run(jobs: list[tuple[Exercise, dict[str, str]]], timeout: float = 30) -> list[Grade]:
-        suite = create_suite("exercism", {"path": str(poly_root), "test_timeout": timeout})
+    def run(jobs: list[tuple[Exercise, dict[str, str]]], timeout: float = 30,
+            root: Path = poly_root) -> list[Grade]:
+        suite = create_suite("exercism", {"path": str(root), "test_timeout": timeout})
         tasks: dict[str, Task] = {t.id: t for t in suite.load_tasks()}
 
         async def all_of() -> list[Grade]:

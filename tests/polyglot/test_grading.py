@@ -4,12 +4,13 @@ no process is left), and the test sources are gone when the model's code runs.""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import pytest
 
 from codetrial.core import Verdict
-from tests.polyglot.exercises import ALL, by_language
+from tests.polyglot.exercises import ALL, GO_LEAP, by_language, write_all
 
 LANGUAGES = sorted({e.language for e in ALL} - {"python"})  # Python's path: tests/suites
 
@@ -86,3 +87,14 @@ def test_test_sources_are_gone_when_the_code_runs(grade):
     results = grade(jobs)
     assert [str(r.verdict) for r in results] == ["passed"] * len(jobs), \
         [r.output[-500:] for r in results]
+
+
+def test_an_exercise_without_tests_fails(grade, tmp_path):
+    """go/counter's test file is only a comment: `go test` passes it; here no test ran, a fail."""
+    empty = dataclasses.replace(GO_LEAP, tests={"leap_test.go": "package leap\n\n// Define "
+                                                "your tests here\n"}, other={"go.mod": "module "
+                                                "leap\n\ngo 1.18\n"})
+    root = write_all(tmp_path / "exercises", [empty])
+    [result] = grade([(empty, empty.reference())], root=root)
+    assert result.verdict == Verdict.FAILED and result.tests == [], result.output
+    assert "No test ran" in result.output

@@ -102,6 +102,8 @@ def _output(outcome: Outcome, report: dict[str, Any] | None, tests: list[TestRes
               if t.verdict != Verdict.PASSED]
     if outcome.status == "timeout":
         parts.append("Tests timed out!")
+    elif not tests:
+        parts.append("No test ran: nothing the test files define reported a result.")
     return "\n".join([*parts, *failed]).strip()[-20_000:]
 
 
