@@ -20,5 +20,7 @@ def test_stub_finds_the_free_passes(cli, tmp_path):
     by_language = summary["by_language"]
     assert by_language["go"]["passed"] == 1 and by_language["javascript"]["passed"] == 0
     assert by_language["javascript"]["pass_rate_by_try"] == [0.0]
+    assert by_language["go"]["cost_usd"] == 0 and by_language["go"]["test_timeouts"] == 0
+    assert by_language["go"]["test_seconds_per_case"] > 0
     assert "go1." in summary["toolchains"]["go"]["toolchain"]
     assert "xtest" in summary["toolchains"]["javascript"]["unskipped"]

@@ -26,7 +26,8 @@ def polyglot_figures(samples: list[Sample]) -> dict[str, Any]:
     if len(by_language) > 1 or "python" not in by_language:
         figures["by_language"] = {
             name: {"tasks": len({s.task_id for s in group}),
-                   "passed": sum(1 for s in group if s.passed), **edit_figures(group)}
+                   "passed": sum(1 for s in group if s.passed),
+                   "cost_usd": sum(s.total("cost_usd") for s in group), **edit_figures(group)}
             for name, group in sorted(by_language.items())}
     recorded = {a.details["language"]: {"toolchain": a.details.get("toolchain", ""),
                                         "unskipped": a.details.get("unskipped", "")}
