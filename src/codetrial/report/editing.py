@@ -18,14 +18,19 @@ def edit_rows(runs: list[RunView]) -> Rows:
     """Per run and try: the bar segment gained by that try and its 95% interval.
 
     Whiskers come from the spread over repeats when the run was repeated (a t interval), else
-    from the Wilson interval over the run's exercises; the tooltip says which.
+    from the Wilson interval over the run's exercises; the tooltip says which. A polyglot run
+    (its summary has `by_language`) gives one bar per language.
     """
     pairs = Counter((_model(r, runs), _format(r)) for r in runs)
     rows: Rows = []
     for run in runs:
         fmt = _format(run)
-        rows += _run_rows(run, _model(run, runs), fmt if pairs[(_model(run, runs), fmt)] == 1
-                          else f"{fmt} ({run.run_id})")
+        label = fmt if pairs[(_model(run, runs), fmt)] == 1 else f"{fmt} ({run.run_id})"
+        by_language = run.summary.get("by_language") or {}
+        for language, figures in sorted(by_language.items()):
+            rows += _run_rows(run, _model(run, runs), f"{label} · {language}", figures)
+        if not by_language:
+            rows += _run_rows(run, _model(run, runs), label)
     return rows
 
 
@@ -39,8 +44,8 @@ def _format(run: RunView) -> str:
     return str(run.summary.get("edit_format") or "?")
 
 
-def _run_rows(run: RunView, model: str, fmt: str) -> Rows:
-    s = run.summary
+def _run_rows(run: RunView, model: str, fmt: str, figures: dict[str, Any] | None = None) -> Rows:
+    s = run.summary if figures is None else figures
     repeats = s.get("pass_rate_by_try_repeats")
     intervals = repeats or s.get("pass_rate_by_try_interval") or []
     source = f"t over {s.get('repeats')} repeats" if repeats else "Wilson (one repeat)"
