@@ -76,10 +76,11 @@ def test_harness_environment_is_invisible(bubblewrap: None, monkeypatch: pytest.
 
 
 def needed_under(top: str) -> set[str]:
-    """First path parts below `top` of the Python directories the sandbox binds."""
-    from codetrial.sandbox.bwrap import python_dirs
+    """First path parts below `top` of the directories the sandbox binds for programs (the
+    Python directories, wherever Python lives, and the toolchains' warm build cache)."""
+    from codetrial.sandbox.bwrap import build_cache_dir, python_dirs
 
-    return {Path(d).relative_to(top).parts[0] for d in python_dirs()
+    return {Path(d).relative_to(top).parts[0] for d in [*python_dirs(), build_cache_dir()]
             if Path(d).is_relative_to(top) and Path(d) != Path(top)}
 
 
@@ -119,7 +120,8 @@ def test_harness_files_are_invisible(sandbox: Sandbox, harness_secrets: list[Pat
     assert found["/root"] == "FileNotFoundError" or set(found["/root"]) <= needed_under("/root")
     assert "TOP-SECRET" not in out.stdout + out.stderr + str(out.report)
     assert set(out.report["root"]) <= {"bin", "dev", "etc", "lib", "lib32", "lib64", "libx32",
-                                       "opt", "proc", "root", "sbin", "tmp", "usr"}
+                                       "opt", "proc", "root", "sbin", "tmp", "usr",
+                                       *needed_under("/")}
 
 
 def test_writes_outside_the_workdir_fail(sandbox: Sandbox) -> None:
