@@ -86,3 +86,14 @@ def test_doctor_lists_every_toolchain():
     assert all(c.ok and not c.required for c in found.values()), found
     assert "jest 29.7.0" in found["toolchain javascript"].detail
     assert found["toolchain go"].detail.startswith("go version go1.")
+
+
+def test_a_tracks_own_layout_is_told_by_its_files(tmp_path):
+    from tests.polyglot.exercises import write_all
+
+    write_all(tmp_path / "polyglot", [GO_SHAPES, RUST_LEAP])
+    (tmp_path / "polyglot" / "go").rename(tmp_path / "my-go-track")
+    (tmp_path / "polyglot" / "rust" / "exercises" / "practice" / "leap").rename(
+        tmp_path / "leap")  # DIR/<slug>/
+    assert list(_tasks(tmp_path / "my-go-track")) == ["go/shapes"]
+    assert list(_tasks(tmp_path, exercises="leap")) == ["rust/leap"]
