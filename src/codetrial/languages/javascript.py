@@ -43,7 +43,8 @@ class JavaScript(Language):
         steps: list[dict[str, Any]] = [
             {"name": "dirs", "mkdir": [".out"],
              "symlink": [str(NODE_DIR / "node_modules"), "node_modules"]},
-            {"name": "test", "argv": run, "env": {"CI": "true", "NODE_OPTIONS": ""}},
+            {"name": "test", "argv": run,  # the heap bounded: RLIMIT_AS is V8's reservation
+             "env": {"CI": "true", "NODE_OPTIONS": "--max-old-space-size=2048"}},
         ]
         return Plan(steps, collect=[REPORT])
 
