@@ -26,13 +26,18 @@ apt_for() {
                libopentest4j-java libapiguardian-java libandroid-json-org-java ;;
     javascript) has node && has npm || echo nodejs npm ;;
     go) ;;
-    *) echo "setup_languages: unknown language '$1' (use cpp, go, java, javascript, rust)" >&2
-       exit 2 ;;
   esac
 }
 
 missing=()
 IFS=, read -r -a languages <<< "$wanted"
+for lang in "${languages[@]}"; do
+  case "$lang" in
+    cpp|go|java|javascript|rust|python) ;;
+    *) echo "setup_languages: unknown language '$lang' (use all or cpp,go,java,javascript,rust)" >&2
+       exit 2 ;;
+  esac
+done
 for lang in "${languages[@]}"; do
   [ "$lang" = python ] && continue
   for pkg in $(apt_for "$lang"); do
