@@ -62,12 +62,32 @@ def start(workdir: str, tests: list[str]) -> tuple[int, int, int]:
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
     argv = [sys.executable, "-I", "-S", "-X", "utf8", "-c", BOOT, json.dumps(config)]
-    pid = os.posix_spawn(sys.executable, argv, env, file_actions=actions)
+    try:
+        pid, code = os.posix_spawn(sys.executable, argv, env, file_actions=actions), CODE
+    except PermissionError:  # the weak process mode: Python under a home the uid cannot enter
+        pid, code = _fork(config, env, (code_r, to_subject_r, from_subject_w)), b""
     for fd in (code_r, to_subject_r, from_subject_w):
         os.close(fd)
     with open(code_w, "wb") as pipe:  # the subject reads it all, then stdin is at its end
-        pipe.write(CODE)
+        pipe.write(code)
     return pid, from_subject_r, to_subject_w
+
+
+def _fork(config: dict, env: dict, fds: tuple[int, int, int]) -> int:
+    """A forked subject, where no new interpreter can be started (process mode, which says it
+    is weak): the same descriptors and environment, but this process's memory comes along."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            for fd, number in zip(fds, (0, 3, 4), strict=True):
+                os.dup2(fd, number)
+            os.closerange(5, 1 << 16)
+            os.environ.clear()
+            os.environ.update(env)
+            main(config)
+        finally:
+            os._exit(0)
+    return pid
 
 
 def main(config: dict) -> None:

@@ -25,6 +25,7 @@ import signal
 import sys
 import threading
 import unittest
+import unittest.mock  # noqa: F401 - loaded once per worker: most test files use it
 
 import codetrial_judge as judge
 import codetrial_plain as plain
