@@ -16,6 +16,10 @@ def test_reference_passes_every_language(cli, poly_root, fmt):
     summary = result.json()
     assert summary["tasks"] == len(ALL) and summary["passed"] == len(ALL), summary
     assert summary["percent_well_formed"] == 100.0
+    toolchains = summary["toolchains"]  # recorded by every attempt, Python's too
+    assert set(toolchains) == {"cpp", "go", "java", "javascript", "python", "rust"}
+    assert toolchains["python"]["toolchain"].startswith("python Python 3.")
+    assert summary["passed_unchanged"] == []  # the reference changes every stub
 
 
 def test_languages_selects(cli, poly_root):

@@ -24,3 +24,4 @@ def test_stub_finds_the_free_passes(cli, tmp_path):
     assert by_language["go"]["test_seconds_per_case"] > 0
     assert "go1." in summary["toolchains"]["go"]["toolchain"]
     assert "xtest" in summary["toolchains"]["javascript"]["unskipped"]
+    assert set(summary["toolchains"]) == {"go", "javascript"}

@@ -154,9 +154,13 @@ class Exercism(EditSuite):
     async def grade_files(self, task: Task, files: dict[str, str], sandbox: Sandbox) -> Grade:
         """Python through the suite's own judged unittest runner; every other language through
         its module in codetrial.languages (build, hide the tests, run, read the reports)."""
-        if get_language(task.data.get("language", "python")).native:
-            return await super().grade_files(task, files, sandbox)
-        return await grade_task(task, files, sandbox, self.limits())
+        lang = get_language(task.data.get("language", "python"))
+        if not lang.native:
+            return await grade_task(task, files, sandbox, self.limits())
+        grade = await super().grade_files(task, files, sandbox)
+        grade.details.update(language=lang.name, toolchain=lang.version(),
+                             unskipped=lang.unskipped)
+        return grade
 
     def hidden_paths(self) -> tuple[Path, ...]:
         """The track itself: every .meta/example.py, every test file (programs get their files
