@@ -73,6 +73,11 @@ def fail(kind):
 Pair = collections.namedtuple("Pair", "a b")
 
 
+class Bag(list):
+    def total(self):
+        return sum(self)
+
+
 def grow(items, *, seen):
     items.append(len(items))
     seen["grown"] = True
@@ -122,6 +127,9 @@ def test_subclasses_of_plain_types_cross_as_their_base_value(tests_end):
     assert type(model.call(lambda: model.Level.LOW)) is int
     assert model.call(model.Pair, 1, 2) == (1, 2)
     assert model.call(memoryview, b"abc") == b"abc"
+    bag = model.Bag([1, 2])  # a subclass that adds methods keeps them, as a handle
+    assert bag.total() == 3 and isinstance(bag, model.Bag) and list(bag) == [1, 2]
+    assert bag != [1, 2]
 
 
 def test_a_handle_never_equals_a_plain_value_but_two_compare_by_the_model(tests_end):

@@ -7,7 +7,8 @@ are re-entrant both ways (the subject may call a test's callback while a test wa
 Plain values (None, bool, int, float, complex, str, bytes, bytearray, memoryview contents, tuple,
 list, dict, set, frozenset, Fraction, Decimal, datetime values, standard-library enums) cross as
 copies; an instance of a subclass of a plain type crosses as the value its base type's own C
-methods read, so no override of the model's is asked. Anything else crosses as a handle whose
+methods read, so no override of the model's is asked (unless its class adds methods: then as a
+handle, which is never equal to a plain value). Anything else crosses as a handle whose
 operators, attributes, iteration, context methods, calls and repr are forwarded to the side that
 owns the object. A class crosses as a class of the receiving side that mirrors its hierarchy
 (isinstance works); an exception class as a real exception class with the same name and bases.
@@ -495,7 +496,7 @@ class Connection:
         if enum is not None and isinstance(value, enum) and _stdlib(kind.__module__):
             return {"e": [kind.__module__, kind.__qualname__, value.name]}
         lowered = _plain_base(value)
-        if lowered is not value:
+        if lowered is not value and not _functions(kind):  # a subclass with methods: a handle
             return self.encode(lowered, depth + 1)
         if isinstance(value, type):
             return self._encode_class(value)
