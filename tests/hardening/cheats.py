@@ -111,6 +111,35 @@ builtins.AssertionError = type('AssertionError', (Exception,), {})
 def two_fer(name='you'):
     return 'nope'
 """, "patch:builtins.isinstance"),
+    "unittest.SkipTest raised in every call": ("two-fer", """
+import unittest
+
+
+def two_fer(name='you'):
+    raise unittest.SkipTest('not today')
+""", None),
+    "an exception class of its own named SkipTest": ("two-fer", """
+class SkipTest(Exception):
+    pass
+
+
+def two_fer(name='you'):
+    raise SkipTest('not today')
+""", None),
+    "KeyboardInterrupt raised in a call": ("two-fer", """
+def two_fer(name='you'):
+    raise KeyboardInterrupt
+""", None),
+    "an object whose str and repr are the expected text": ("two-fer", """
+class Mimic:
+    def __init__(self, name): self.text = f'One for {name}, one for me.'
+    def __str__(self): return self.text
+    __repr__ = __str__
+
+
+def two_fer(name='you'):
+    return Mimic(name)
+""", None),
     "os._exit(0) in a call": ("two-fer", "import os\n\n\ndef two_fer(name='you'):\n"
                                          "    os._exit(0)\n", None),
     "sys.exit(0) at import": ("two-fer", "import sys\nsys.exit(0)\n\n\ndef two_fer(name='you'):"
