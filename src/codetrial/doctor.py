@@ -23,22 +23,22 @@ def checks(home: Path) -> list[Check]:
     from codetrial.sandbox import detect_mode
 
     mode, reason = detect_mode()
-    results = [
+    bwrap = shutil.which("bwrap")
+    return [
         Check("python", True, sys.version.split()[0]),
         Check("sandbox", mode == "bubblewrap", f"{mode}: {reason}"),
-        Check("bubblewrap", shutil.which("bwrap") is not None, shutil.which("bwrap") or "not found"),
+        Check("bubblewrap", bwrap is not None, bwrap or "not found"),
         *runtime_checks(),
         *toolchain_checks(),
         Check("store", True, str(home / "runs.sqlite")),
     ]
-    return results
 
 
 def runtime_checks() -> list[Check]:
     """The embedded model's file, and whether llama.cpp really generates with it here (in a
     child process: a build that uses instructions this CPU lacks dies there, not in doctor)."""
-    from codetrial.models.local import check_gguf, default_gguf_path
     from codetrial.models.llama_runtime import probe
+    from codetrial.models.local import check_gguf, default_gguf_path
 
     try:
         path = default_gguf_path()
