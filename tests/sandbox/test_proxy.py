@@ -78,6 +78,14 @@ class Bag(list):
         return sum(self)
 
 
+class Zero:
+    def __sub__(self, other):
+        return 0
+
+    def __rsub__(self, other):
+        return 0
+
+
 def grow(items, *, seen):
     items.append(len(items))
     seen["grown"] = True
@@ -140,6 +148,20 @@ def test_a_handle_never_equals_a_plain_value_but_two_compare_by_the_model(tests_
     with pytest.raises(TypeError):
         assert model.Point(1, 2) < 3  # the model's __lt__ would say True
     assert isinstance(model.Point(0, 0), model.Point)
+
+
+def test_a_handle_is_never_almost_equal_to_a_plain_value(tests_end):
+    """assertAlmostEqual computes `first - second`: a handle whose subtraction answers 0 must not
+    pass, while the model's own arithmetic still works elsewhere."""
+    import unittest
+
+    conn, model = tests_end
+    case = unittest.TestCase()
+    zero = model.Zero()
+    for first, second in ((zero, 31.69), (31.69, zero)):
+        with pytest.raises((AssertionError, TypeError)):
+            case.assertAlmostEqual(first, second, places=2)
+    assert zero - 5 == 0 and 5 - zero == 0  # outside the assertion: the model's operator
 
 
 def test_callbacks_run_on_the_tests_side(tests_end):
