@@ -97,3 +97,12 @@ def test_a_tracks_own_layout_is_told_by_its_files(tmp_path):
         tmp_path / "leap")  # DIR/<slug>/
     assert list(_tasks(tmp_path / "my-go-track")) == ["go/shapes"]
     assert list(_tasks(tmp_path, exercises="leap")) == ["rust/leap"]
+
+
+def test_a_runs_settings_name_each_languages_toolchain_and_what_was_unskipped(poly_root):
+    suite = create_suite("exercism", {"path": str(poly_root), "languages": "go,rust,python"})
+    settings = suite.run_settings(suite.load_tasks())
+    assert set(settings["toolchains"]) == {"go", "python", "rust"}
+    assert all(settings["toolchains"].values())
+    assert "go" in settings["unskipped"] and "rust" in settings["unskipped"]
+    assert "ignore" in settings["unskipped"]["rust"]

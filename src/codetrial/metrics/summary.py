@@ -116,6 +116,7 @@ def run_summary(store: Store, run_id: str) -> dict[str, Any]:
         "protocol": record.config.get("protocol"),
         "suite_version": record.config.get("suite_version"),
         "finished": record.finished is not None,
+        "planned_samples": record.config.get("planned_samples"),
         **summary.to_json(),
         **suite.summarize(samples),
     }

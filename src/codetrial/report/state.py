@@ -22,5 +22,7 @@ def state_text(summary: dict[str, Any]) -> str:
     if is_finished(summary):
         return "finished"
     stored = summary.get("samples", 0)
-    return f"unfinished: {stored} sample{'' if stored == 1 else 's'} stored so far"
+    planned = summary.get("planned_samples")
+    of = f" of {planned}" if planned else ""
+    return f"unfinished: {stored}{of} sample{'' if (planned or stored) == 1 else 's'} stored so far"
 

@@ -11,7 +11,7 @@ from codetrial.report.state import is_finished, resume_command, state_text
 
 CORE_FIELDS = {"run_id", "suite", "model", "protocol", "tasks", "samples", "passed", "pass_rate",
                "pass_at", "infra_errors", "verdict_counts", "tokens", "cost_usd",
-               "model_seconds", "test_seconds", "finished", "tried"}
+               "model_seconds", "test_seconds", "finished", "tried", "planned_samples"}
 CHART_ROWS = {"groups"}  # a row per schema, for the chart: --json and --html show them
 
 

@@ -87,6 +87,8 @@ def start_run(store: Store, plan: Plan) -> str:
     config = plan.config.model_dump()
     config["suite_version"] = plan.suite.version()
     config["protocol"] = plan.protocol.name
+    config["planned_samples"] = len(plan.tasks) * plan.config.samples
+    config.update(plan.suite.run_settings(plan.tasks))
     store.create_run(RunRecord(run_id, plan.config.suite, plan.model.name, config))
     return run_id
 

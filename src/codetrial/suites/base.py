@@ -52,6 +52,10 @@ class Suite(ABC):
         """Version of the data the tasks come from, recorded with every run."""
         return ""
 
+    def run_settings(self, tasks: list[Task]) -> dict[str, Any]:
+        """What else a run of these tasks depends on (toolchains, ...), recorded with the run."""
+        return {}
+
     def hidden_paths(self) -> tuple[Path, ...]:
         """Answer keys its programs must never see (canonical solutions, expected values, the
         data the tasks come from): the sandbox masks them. Programs get what they need through

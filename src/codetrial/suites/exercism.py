@@ -143,6 +143,13 @@ class Exercism(EditSuite):
         return (f"{task.prompt}\n\nThese files are part of the exercise and read-only: use "
                 f"them, do not change them.\n\n{shown}")
 
+    def run_settings(self, tasks: list[Task]) -> dict[str, Any]:
+        """Each language's toolchain version and exactly what was un-skipped in its tests."""
+        names = sorted({t.data.get("language", "python") for t in tasks})
+        return {"toolchains": toolchain_versions(names),
+                "unskipped": {n: get_language(n).unskipped for n in names
+                              if get_language(n).unskipped}}
+
     def prompt_language(self, task: Task) -> tuple[str, str]:
         lang = get_language(task.data.get("language", "python"))
         return lang.display, lang.fence
