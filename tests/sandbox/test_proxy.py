@@ -118,7 +118,8 @@ def tests_end():
 PLAIN = [None, True, 3, -2**80, 1.5, float("inf"), 2 + 3j, "text", b"\x00\xff", bytearray(b"ab"),
          (1, (2, [3])), [1, "a"], {1, 2}, frozenset({3}), {"k": [1, {2: 3}]}, Fraction(1, 3),
          Decimal("1.10"), datetime.date(2024, 2, 29), datetime.datetime(2024, 1, 2, 3, 4, 5, 6),
-         datetime.time(1, 2, 3), datetime.timedelta(days=1, seconds=2), http.HTTPStatus.OK]
+         datetime.time(1, 2, 3), datetime.timedelta(days=1, seconds=2), http.HTTPStatus.OK,
+         range(2, -9, -3)]
 
 
 @pytest.mark.parametrize("value", PLAIN, ids=[type(v).__name__ for v in PLAIN])
@@ -162,6 +163,18 @@ def test_a_handle_is_never_almost_equal_to_a_plain_value(tests_end):
         with pytest.raises((AssertionError, TypeError)):
             case.assertAlmostEqual(first, second, places=2)
     assert zero - 5 == 0 and 5 - zero == 0  # outside the assertion: the model's operator
+
+
+def test_objects_of_builtin_classes_that_are_not_plain_cross_as_handles(tests_end):
+    """A map or zip the model returns (a test's range(10), given to the model's constructor, is
+    a copy): their classes are builtins on both sides, yet the object crosses as a handle."""
+    conn, model = tests_end
+    assert model.call(list, range(3)) == [0, 1, 2] and model.call(len, range(10)) == 10
+    assert model.call(lambda: 2**70) == 2**70 and model.call(range, 2**70) != range(2**70)
+    assert list(model.call(map, str, [1, 2])) == ["1", "2"]
+    assert list(model.call(zip, "ab", "cd")) == [("a", "c"), ("b", "d")]
+    assert list(model.call(reversed, range(2))) == [1, 0]
+    assert model.call(iter, range(4)) != iter(range(4))  # a handle, never equal to a plain value
 
 
 def test_callbacks_run_on_the_tests_side(tests_end):

@@ -5,11 +5,11 @@ fresh interpreter, loads it from its file. One `Connection` per process, over tw
 are re-entrant both ways (the subject may call a test's callback while a test waits for it).
 
 Plain values (None, bool, int, float, complex, str, bytes, bytearray, memoryview contents, tuple,
-list, dict, set, frozenset, Fraction, Decimal, datetime values, standard-library enums) cross as
-copies; an instance of a subclass of a plain type crosses as the value its base type's own C
-methods read, so no override of the model's is asked (unless its class adds methods: then as a
-handle, which is never equal to a plain value). Anything else crosses as a handle whose
-operators, attributes, iteration, context methods, calls and repr are forwarded to the side that
+list, dict, set, frozenset, range, Fraction, Decimal, datetime values, standard-library enums)
+cross as copies; an instance of a subclass of a plain type crosses as the value its base type's
+own C methods read, so no override of the model's is asked (unless its class adds methods:
+then as a handle, which is never equal to a plain value). Anything else (a map, a zip, the
+model's objects) crosses as a handle whose operators, attributes, iteration, context methods, calls and repr are forwarded to the side that
 owns the object. A class crosses as a class of the receiving side that mirrors its hierarchy
 (isinstance works); an exception class as a real exception class with the same name and bases.
 
@@ -492,6 +492,9 @@ class Connection:
             return {"b": _b64(value.tobytes())}
         if kind is complex:
             return {"c": [self.encode(value.real), self.encode(value.imag)]}
+        if kind is range and all(abs(n).bit_length() < 60 for n in (
+                value.start, value.stop, value.step)):
+            return {"rg": [value.start, value.stop, value.step]}
         module = kind.__module__
         if module == "fractions" and kind is _loaded("fractions", "Fraction"):
             return {"q": [hex(value.numerator), hex(value.denominator)]}
@@ -524,7 +527,7 @@ class Connection:
         if self.guarded and isinstance(value, _REFUSED):
             raise ProxyError(f"codetrial: a {kind.__name__} of the tests' process cannot be "
                              "lent to the code under test")
-        return {"h": [self._export(value), self._encode_class(kind)]}
+        return {"h": [self._export(value), self._encode_class(kind, lent=True)]}
 
     def _export(self, value: object) -> int:
         key = self.export_ids.get(id(value))
@@ -534,8 +537,10 @@ class Connection:
             self.export_ids[id(value)] = key
         return key
 
-    def _encode_class(self, kind: type) -> dict:
-        if getattr(builtins, kind.__name__, None) is kind:
+    def _encode_class(self, kind: type, lent: bool = False) -> dict:
+        """A builtin class as its name, unless an object of it is lent (a range, a map): the
+        receiver's stand-in must then be a class of handles."""
+        if not lent and getattr(builtins, kind.__name__, None) is kind:
             return {"B": kind.__name__}
         remote = self.remote_of.get(id(kind))
         if remote is not None:
@@ -720,6 +725,8 @@ def _decode_scalar(tag: str, body: object) -> object:
         return complex(float(real if type(real) is not dict else _decode_scalar(
             *next(iter(real.items())))), float(imag if type(imag) is not dict else _decode_scalar(
                 *next(iter(imag.items())))))
+    if tag == "rg" and all(type(n) is int for n in _list(body)):
+        return range(*body)
     if tag == "q":
         numerator, denominator = (int(str(p), 16) for p in _list(body))
         from fractions import Fraction
