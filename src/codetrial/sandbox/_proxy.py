@@ -9,9 +9,10 @@ list, dict, set, frozenset, range, Fraction, Decimal, datetime values, standard-
 cross as copies; an instance of a subclass of a plain type crosses as the value its base type's
 own C methods read, so no override of the model's is asked (unless its class adds methods:
 then as a handle, which is never equal to a plain value). Anything else (a map, a zip, the
-model's objects) crosses as a handle whose operators, attributes, iteration, context methods, calls and repr are forwarded to the side that
-owns the object. A class crosses as a class of the receiving side that mirrors its hierarchy
-(isinstance works); an exception class as a real exception class with the same name and bases.
+model's objects) crosses as a handle whose operators, attributes, iteration, context methods,
+calls and repr are forwarded to the side that owns the object. A class crosses as a class of
+the receiving side that mirrors its hierarchy (isinstance works); an exception class as a real
+exception class with the same name and bases.
 
 On the trusted side (`guarded=True`, the tests' process) nothing the other side sends is ever
 run: decoding builds only plain values and proxies. The other side may not read attributes whose
