@@ -101,7 +101,8 @@ def load_exercise(exercise: Path) -> Task:
             "editor": {rel: read(rel) for rel in editor_files(exercise, files)},
             "stubs": {rel: read(rel) for rel in files["solution"]},
             "reference": dict(zip(files["solution"], example, strict=False)),
-            "pristine": run_files(exercise),
+            # the tests must be text: a test file that is not is the user's input error, said
+            "pristine": run_files(exercise) | {rel: read(rel) for rel in files["test"]},
             "tests": [Path(rel).with_suffix("").as_posix().replace("/", ".")
                       for rel in files["test"]],
         },
