@@ -119,7 +119,7 @@ PLAIN = [None, True, 3, -2**80, 1.5, float("inf"), 2 + 3j, "text", b"\x00\xff", 
          (1, (2, [3])), [1, "a"], {1, 2}, frozenset({3}), {"k": [1, {2: 3}]}, Fraction(1, 3),
          Decimal("1.10"), datetime.date(2024, 2, 29), datetime.datetime(2024, 1, 2, 3, 4, 5, 6),
          datetime.time(1, 2, 3), datetime.timedelta(days=1, seconds=2), http.HTTPStatus.OK,
-         range(2, -9, -3)]
+         range(2, -9, -3), collections.Counter("abca")]
 
 
 @pytest.mark.parametrize("value", PLAIN, ids=[type(v).__name__ for v in PLAIN])
@@ -175,6 +175,18 @@ def test_objects_of_builtin_classes_that_are_not_plain_cross_as_handles(tests_en
     assert list(model.call(zip, "ab", "cd")) == [("a", "c"), ("b", "d")]
     assert list(model.call(reversed, range(2))) == [1, 0]
     assert model.call(iter, range(4)) != iter(range(4))  # a handle, never equal to a plain value
+
+
+def test_a_counter_the_model_returns_equals_the_expected_dict(tests_end):
+    """word-count solved with collections.Counter: plain unittest passes it (a Counter is a
+    dict); it crosses as a Counter, the standard library's, never as a handle."""
+    import unittest
+
+    conn, model = tests_end
+    counted = model.call(collections.Counter, ["a", "b", "a"])
+    assert type(counted) is collections.Counter and counted == {"a": 2, "b": 1}
+    unittest.TestCase().assertDictEqual(counted, {"a": 2, "b": 1})
+    assert counted.most_common(1) == [("a", 2)]
 
 
 def test_callbacks_run_on_the_tests_side(tests_end):

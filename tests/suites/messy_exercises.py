@@ -4,7 +4,8 @@ Written for codetrial (not copied from the track): a container class tested with
 (custom-set), a socket wrapper tested through a helper module, mocks and context managers
 (meter, like paasio), cells with callbacks (cells, like react), a file search with
 `mock.patch("search.open", create=True)` (search, like grep), a bank whose own exception classes
-are tested with assertRaises (bank), and skipped tests. Beside them lie `.articles/` (with a
+are tested with assertRaises (bank), a tally that returns a collections.Counter and a map
+and is built from a range (tally), and skipped tests. Beside them lie `.articles/` (with a
 binary file), `.approaches/` and `.docs/`, which a test run never needs.
 """
 
@@ -563,6 +564,43 @@ class BankTest(unittest.TestCase):
         self.fail("never runs")
 '''
 
+# A tally, solved the way models often do: a collections.Counter returned where the tests expect
+# a dict, a range handed to a constructor, a lazy map returned and listed by the test.
+TALLY_EXAMPLE = '''import collections
+
+
+class Tally:
+    def __init__(self, items=()):
+        self.counts = collections.Counter(items)
+
+    def count(self):
+        return self.counts
+
+    def ranked(self):
+        return map(lambda pair: pair[0], self.counts.most_common())
+
+
+def tally(words):
+    return collections.Counter(words.split())
+'''
+
+TALLY_TEST = '''import unittest
+
+from tally import Tally, tally
+
+
+class TallyTest(unittest.TestCase):
+    def test_a_counter_is_a_dict(self):
+        self.assertDictEqual(tally("to be or not to be"), {"to": 2, "be": 2, "or": 1, "not": 1})
+
+    def test_a_range_argument(self):
+        self.assertEqual(Tally(range(3)).count(), {0: 1, 1: 1, 2: 1})
+
+    def test_a_lazy_result(self):
+        self.assertEqual(list(Tally("abbccc").ranked()), ["c", "b", "a"])
+        self.assertEqual(Tally("ab").count().most_common(1)[0][1], 1)
+'''
+
 MESSY = {
     "custom-set": {"solution": {"custom_set.py": "class CustomSet:\n    pass\n"},
                    "example": {".meta/example.py": CUSTOM_SET_EXAMPLE},
@@ -580,6 +618,10 @@ MESSY = {
     "bank": {"solution": {"bank.py": "class Account:\n    pass\n"},
              "example": {".meta/example.py": BANK_EXAMPLE},
              "test": {"bank_test.py": BANK_TEST}},
+    "tally": {"solution": {"tally.py": "class Tally:\n    pass\n\n\ndef tally(words):\n"
+                                       "    pass\n"},
+              "example": {".meta/example.py": TALLY_EXAMPLE},
+              "test": {"tally_test.py": TALLY_TEST}},
 }
 for _slug, _spec in MESSY.items():
     _spec["docs"] = {"instructions.md": f"Implement {_slug}."}

@@ -5,10 +5,10 @@ fresh interpreter, loads it from its file. One `Connection` per process, over tw
 are re-entrant both ways (the subject may call a test's callback while a test waits for it).
 
 Plain values (None, bool, int, float, complex, str, bytes, bytearray, memoryview contents, tuple,
-list, dict, set, frozenset, range, Fraction, Decimal, datetime values, standard-library enums)
-cross as copies; an instance of a subclass of a plain type crosses as the value its base type's
-own C methods read, so no override of the model's is asked (unless its class adds methods:
-then as a handle, which is never equal to a plain value). Anything else (a map, a zip, the
+list, dict, set, frozenset, range, Counter, Fraction, Decimal, datetime values, standard-library
+enums) cross as copies; an instance of a subclass of a plain type crosses as the value its base
+type's own C methods read, so no override of the model's is asked (unless its class adds
+methods: then as a handle, which is never equal to a plain value). Anything else (a map, a zip, the
 model's objects) crosses as a handle whose operators, attributes, iteration, context methods,
 calls and repr are forwarded to the side that owns the object. A class crosses as a class of
 the receiving side that mirrors its hierarchy (isinstance works); an exception class as a real
@@ -476,9 +476,11 @@ class Connection:
         if kind in (list, tuple, set, frozenset):
             tag = {list: "L", tuple: "t", set: "s", frozenset: "fs"}[kind]
             return {tag: [self.encode(v, depth + 1) for v in value]}
-        if kind is dict:
-            return {"d": [[self.encode(k, depth + 1), self.encode(v, depth + 1)]
-                          for k, v in value.items()]}
+        if kind is dict or (kind.__module__ == "collections" and kind is _loaded(
+                "collections", "Counter")):  # a Counter: the standard library's own methods
+            return {"d" if kind is dict else "ct": [
+                [self.encode(k, depth + 1), self.encode(v, depth + 1)]
+                for k, v in dict.items(value)]}
         plain = self._encode_scalar(value, kind)
         if plain is not None:
             return plain
@@ -568,9 +570,10 @@ class Connection:
             ((tag, body),) = data.items()
             if tag in _SEQUENCES:
                 return _SEQUENCES[tag](self.decode(v, depth + 1) for v in _list(body))
-            if tag == "d":
-                return {self.decode(k, depth + 1): self.decode(v, depth + 1)
-                        for k, v in (_pair(p) for p in _list(body))}
+            if tag in ("d", "ct"):
+                pairs = {self.decode(k, depth + 1): self.decode(v, depth + 1)
+                         for k, v in (_pair(p) for p in _list(body))}
+                return pairs if tag == "d" else _counter(pairs)
             decoded = _decode_scalar(tag, body)
             if decoded is not _NONE:
                 return decoded
@@ -741,6 +744,15 @@ def _decode_scalar(tag: str, body: object) -> object:
         name, state = _list(body)
         return _time_value(str(name), _list(state))
     return _NONE
+
+
+def _counter(pairs: dict) -> object:
+    """A collections.Counter of decoded pairs (dict.update: no counting of the values)."""
+    from collections import Counter
+
+    made = Counter()
+    dict.update(made, pairs)
+    return made
 
 
 def _list(body: object) -> list:
