@@ -189,6 +189,19 @@ def test_a_counter_the_model_returns_equals_the_expected_dict(tests_end):
     assert counted.most_common(1) == [("a", 2)]
 
 
+def test_a_namedtuple_crosses_as_a_tuple_whose_fields_read_by_name(tests_end):
+    """robot.coordinates as a namedtuple: equal to the expected tuple, and `.x` still works."""
+    conn, model = tests_end
+    pair = model.call(model.Pair, 1, [2])
+    assert pair == (1, [2]) and type(pair) is not model.Pair and (pair.a, pair.b) == (1, [2])
+    assert isinstance(pair, tuple) and "a=1" in repr(pair)
+    with pytest.raises(AttributeError):
+        pair.c  # noqa: B018
+    for forged in ({"nt": [["a", "__class__"], {"t": [1, 2]}]}, {"nt": [["a"], {"t": [1, 2]}]}):
+        with pytest.raises(ValueError):
+            conn.decode(forged)
+
+
 def test_callbacks_run_on_the_tests_side(tests_end):
     conn, model = tests_end
     seen = []

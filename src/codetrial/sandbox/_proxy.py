@@ -521,6 +521,9 @@ class Connection:
             return {"e": [kind.__module__, kind.__qualname__, value.name]}
         lowered = _plain_base(value)
         if lowered is not value and not _functions(kind):  # a subclass with methods: a handle
+            fields = _named_fields(kind, lowered)
+            if fields:  # a namedtuple: a tuple whose fields the tests may read by name
+                return {"nt": [fields, self.encode(lowered, depth + 1)]}
             return self.encode(lowered, depth + 1)
         if isinstance(value, type):
             return self._encode_class(value)
@@ -574,6 +577,9 @@ class Connection:
                 pairs = {self.decode(k, depth + 1): self.decode(v, depth + 1)
                          for k, v in (_pair(p) for p in _list(body))}
                 return pairs if tag == "d" else _counter(pairs)
+            if tag == "nt":
+                fields, values = _pair(body)
+                return _named_tuple(_fields_of(fields), self.decode(values, depth + 1))
             decoded = _decode_scalar(tag, body)
             if decoded is not _NONE:
                 return decoded
@@ -744,6 +750,44 @@ def _decode_scalar(tag: str, body: object) -> object:
         name, state = _list(body)
         return _time_value(str(name), _list(state))
     return _NONE
+
+
+def _named_fields(kind: type, lowered: tuple) -> list[str] | None:
+    """A namedtuple class's field names, read from the class dicts (nothing of the model's
+    runs): public identifiers, one per item."""
+    for base in type.__dict__["__mro__"].__get__(kind):
+        fields = type.__dict__["__dict__"].__get__(base).get("_fields")
+        if fields is not None:
+            break
+    try:
+        return _fields_of(list(fields)) if len(fields) == len(lowered) else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _fields_of(fields: object) -> tuple[str, ...]:
+    names = tuple(_list(fields))
+    if not names or len(names) > 255 or len(set(names)) != len(names) or not all(
+            type(n) is str and n.isidentifier() and not n.startswith("_") for n in names):
+        raise ValueError("not the fields of a namedtuple")
+    return names
+
+
+_NAMED: dict[tuple[str, ...], type] = {}
+
+
+def _named_tuple(fields: tuple[str, ...], values: object) -> tuple:
+    """A tuple whose items are also read by name, as the namedtuple's were: a class made here
+    (properties over the items, no code from the other side), equal to the plain tuple."""
+    if type(values) is not tuple or len(values) != len(fields):
+        raise ValueError("a namedtuple's values do not fit its fields")
+    kind = _NAMED.get(fields)
+    if kind is None:
+        space = {name: property(operator.itemgetter(i)) for i, name in enumerate(fields)}
+        space.update(__slots__=(), _fields=fields, __repr__=lambda self: "({})".format(
+            ", ".join(f"{n}={v!r}" for n, v in zip(fields, self, strict=True))))
+        kind = _NAMED[fields] = type("namedtuple", (tuple,), space)
+    return kind(values)
 
 
 def _counter(pairs: dict) -> object:
