@@ -9,8 +9,10 @@ next request starts a fresh runtime, instead of a dead harness and a half-writte
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -41,9 +43,6 @@ class RuntimeRefused(Exception):
 
 
 def _frame(message: dict) -> bytes:
-    import json
-    import struct
-
     data = json.dumps(message).encode()
     return struct.pack(">I", len(data)) + data
 
@@ -115,9 +114,6 @@ class LlamaRuntime:
         )
 
     def _receive(self, when: str) -> dict:
-        import json
-        import struct
-
         assert self._proc is not None and self._proc.stdout is not None
         head = self._proc.stdout.read(4)
         body = self._proc.stdout.read(struct.unpack(">I", head)[0]) if len(head) == 4 else b""

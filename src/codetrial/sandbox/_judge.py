@@ -1,8 +1,8 @@
 """Calling the code under test by value, from a program that runs inside the sandbox.
 
-Standalone (stdlib and `codetrial_plain` only): every sandbox worker preloads it as
-`codetrial_judge`, so a program uses it with one import and neither ships nor compiles it. Three
-ways to judge the model's code by value:
+Standalone (stdlib, `codetrial_plain`, `codetrial_audit` and the framing of `codetrial_proxy`):
+every sandbox worker preloads it as `codetrial_judge`, so a program uses it with one import and
+neither ships nor compiles it. Three ways to judge the model's code by value:
 
 - `answer_calls`: run the model's module, call its function once per recorded argument list
   (from stdin), and hand back the results as plain values. The checks then run in the harness on
@@ -30,16 +30,13 @@ import functools
 import json
 import os
 import signal
-import struct
 import sys
 import traceback
 import types
 
 import codetrial_audit as audit
 import codetrial_plain as plain
-
-_FRAME = struct.Struct(">I")
-_MAX_FRAME = 64 << 20
+from codetrial_proxy import ProxyError, recv_frame, send_frame
 
 
 def load_module(code: str, filename: str = "<solution>") -> dict:
@@ -120,34 +117,6 @@ def _give(answers: list, answer: dict, exc: BaseException | None = None) -> None
 
 class SubjectGone(Exception):
     """The code under test ended (or broke the channel) before it answered."""
-
-
-def send_frame(fd: int, data: bytes) -> None:
-    view = memoryview(_FRAME.pack(len(data)) + data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
-def recv_frame(fd: int) -> bytes | None:
-    """One frame, or None at end of file (a truncated frame counts as end of file)."""
-    head = _read_exact(fd, _FRAME.size)
-    if head is None:
-        return None
-    (size,) = _FRAME.unpack(head)
-    if size > _MAX_FRAME:
-        raise SubjectGone(f"the code under test sent a {size}-byte message")
-    return _read_exact(fd, size)
-
-
-def _read_exact(fd: int, n: int) -> bytes | None:
-    parts, need = [], n
-    while need:
-        chunk = os.read(fd, min(need, 1 << 20))
-        if not chunk:
-            return None
-        parts.append(chunk)
-        need -= len(chunk)
-    return b"".join(parts)
 
 
 def undumpable() -> None:
@@ -281,7 +250,10 @@ class Subject:
         self.tried: dict[str, None] = {}  # what the subject says its code tried
 
     def _receive(self) -> dict:
-        frame = recv_frame(self._in)
+        try:
+            frame = recv_frame(self._in)
+        except ProxyError as exc:  # an oversized frame
+            raise SubjectGone(f"the code under test broke the channel: {exc}") from None
         if frame is None:
             status = die_like(self.pid)
             raise SubjectGone(f"the code under test exited (status {status}) before it answered")

@@ -27,7 +27,7 @@ LOCK_DIR = "/tmp/codetrial-sandbox-uids"
 BUBBLEWRAP, PROCESS = "bubblewrap", "process"
 # Standalone modules of ours that programs import by these names (order: dependencies first).
 PRELOADED = {"codetrial_plain": "_plain.py", "codetrial_audit": "_audit.py",
-             "codetrial_judge": "_judge.py", "codetrial_proxy": "_proxy.py",
+             "codetrial_proxy": "_proxy.py", "codetrial_judge": "_judge.py",
              "codetrial_subject": "_subject.py", "codetrial_unittest": "_unittest.py"}
 
 
