@@ -113,12 +113,6 @@ def _versions(cls: type[Language]) -> str:
     return "; ".join(found)
 
 
-def step_output(report: dict[str, Any], prefix: str) -> str:
-    """What the steps whose name starts with `prefix` printed, joined."""
-    return "\n".join(s.get("output", "") for s in report.get("steps", ())
-                     if str(s.get("name", "")).startswith(prefix))
-
-
 LANGUAGES: Registry[type[Language]] = Registry("language", "codetrial.languages")
 language = LANGUAGES.register
 
