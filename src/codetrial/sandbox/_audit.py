@@ -259,10 +259,15 @@ def _short(value: object) -> str:
         return "?"
 
 
-def install(workdir: str, tests: list[str]) -> Recorder:
-    """The recorder, its hook added (for good: audit hooks cannot be removed)."""
+def install(workdir: str, tests: list[str], watch_modules: bool = True) -> Recorder:
+    """The recorder, its hook added (for good: audit hooks cannot be removed).
+
+    `watch_modules`: snapshot the test-framework modules for `check_modules` (a few ms of
+    page faults in a forked process); a subject whose tests run elsewhere, as the judges' do,
+    has no framework to patch and skips it."""
     recorder = Recorder(workdir, tests)
-    recorder.watch_modules()
+    if watch_modules:
+        recorder.watch_modules()
     sys.meta_path.insert(0, ImportWatcher(recorder))
     sys.addaudithook(recorder.hook)
     return recorder

@@ -74,7 +74,7 @@ def answer_calls(code: str, entry: str) -> None:
     calls = [plain.decode(call) for call in json.loads(sys.stdin.read())]
     answers: list = []
     main = sys.modules["__main__"]
-    _recorder[0] = audit.install(os.getcwd(), [])
+    _recorder[0] = audit.install(os.getcwd(), [], watch_modules=False)
     try:
         function = load_module(code)[entry]
     except BaseException as exc:
@@ -186,7 +186,7 @@ def fork_subject(body, *args: object) -> tuple[int, int, int]:
 def _serve(out: int, inp: int, code: str) -> None:
     """In the subject: run the model's module, then answer the judge about its names. Every
     reply carries what the code tried since the last one."""
-    recorder = audit.install(os.getcwd(), [])
+    recorder = audit.install(os.getcwd(), [], watch_modules=False)
 
     def send(reply: dict) -> None:
         tried = recorder.drain()

@@ -9,6 +9,7 @@ when the tests ask, and answers requests about their objects until the pipes clo
 
 from __future__ import annotations
 
+import functools
 import json
 import json.decoder
 import json.encoder
@@ -30,21 +31,23 @@ sys.modules["codetrial_subject"].main(cfg)
 MODULES = ("codetrial_proxy", "codetrial_audit", "codetrial_subject")
 
 
-def _compiled() -> bytes:
-    """Our modules, compiled once when the worker loads this one: every subject then starts
-    without compiling them (tens of milliseconds on each start)."""
+@functools.cache
+def compiled() -> bytes:
+    """Our modules' code, to hand to each subject so that none compiles them (tens of ms each):
+    built once in the worker (codetrial_unittest calls this when it is loaded, before programs
+    are forked), from their pycs when the worker has them."""
     import marshal
 
-    files = {name: sys.modules[name].__file__ for name in MODULES[:-1]}
-    files[MODULES[-1]] = __file__
     codes = {}
-    for name, path in files.items():
-        with open(path, encoding="utf-8") as fh:
-            codes[name] = (path, compile(fh.read(), path, "exec", dont_inherit=True))
+    for name in MODULES:
+        module = sys.modules[name]
+        code = module.__spec__.loader.get_code(name) if module.__spec__ else None
+        if code is None:
+            with open(module.__file__, encoding="utf-8") as fh:
+                code = compile(fh.read(), module.__file__, "exec", dont_inherit=True)
+        codes[name] = (module.__file__, code)
     return marshal.dumps(codes)
 
-
-CODE = _compiled()
 
 
 def start(workdir: str, tests: list[str]) -> tuple[int, int, int]:
@@ -63,7 +66,7 @@ def start(workdir: str, tests: list[str]) -> tuple[int, int, int]:
         stream.flush()
     argv = [sys.executable, "-I", "-S", "-X", "utf8", "-c", BOOT, json.dumps(config)]
     try:
-        pid, code = os.posix_spawn(sys.executable, argv, env, file_actions=actions), CODE
+        pid, code = os.posix_spawn(sys.executable, argv, env, file_actions=actions), compiled()
     except PermissionError:  # the weak process mode: Python under a home the uid cannot enter
         pid, code = _fork(config, env, (code_r, to_subject_r, from_subject_w)), b""
     for fd in (code_r, to_subject_r, from_subject_w):

@@ -32,6 +32,8 @@ import codetrial_plain as plain
 import codetrial_proxy as proxy
 import codetrial_subject as subject
 
+subject.compiled()  # in the worker, once: every forked tests' process inherits it
+
 __unittest = True  # tracebacks unittest prints leave out this module's frames, as its own
 MAX_MESSAGE = 2000
 # A test's threads wait their turn on the channel, so more of them are alive at once than when

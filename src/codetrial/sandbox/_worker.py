@@ -416,7 +416,8 @@ def fresh_std_streams() -> None:
 def print_user_traceback(exc: BaseException) -> None:
     """The traceback from the program's first frame on: the worker's frames are noise."""
     tb = exc.__traceback__
-    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+    ours = print_user_traceback.__code__.co_filename  # not __file__: we may run from a pyc
+    while tb is not None and tb.tb_frame.f_code.co_filename == ours:
         tb = tb.tb_next
     try:
         traceback.print_exception(type(exc), exc, tb)
@@ -995,13 +996,37 @@ def arm_parent_death(cfg: dict) -> None:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
+def add_site_dir(path: str) -> None:
+    """`path` and the directories its .pth files name, as site.addsitedir adds them, but
+    without running their `import` lines: code of whatever is installed (a proxy's certificate
+    hook, setuptools' distutils shim) has no business in the worker, and costs every start."""
+    if path not in sys.path:
+        sys.path.append(path)
+    try:
+        names = sorted(n for n in os.listdir(path) if n.endswith(".pth") and n[0] != ".")
+    except OSError:
+        return
+    for name in names:
+        try:
+            with open(os.path.join(path, name), encoding="utf-8") as fh:
+                lines = fh.read().splitlines()
+        except (OSError, UnicodeDecodeError):
+            continue
+        for line in lines:
+            line = line.strip()
+            if not line or line.startswith(("#", "import ", "import\t")):
+                continue
+            entry = os.path.join(path, line)
+            if os.path.isdir(entry) and entry not in sys.path:
+                sys.path.append(entry)
+
+
 def prepare(cfg: dict) -> None:
     import importlib
-    import site
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # as pid 1 this makes us immune from inside
     for path in cfg.get("site_dirs", ()):
-        site.addsitedir(path)
+        add_site_dir(path)
     prctl(PR_SET_DUMPABLE, 0)  # same-uid programs cannot ptrace us or open /proc/<us>/fd
     arm_parent_death(cfg)
     if not cfg["pidns"]:

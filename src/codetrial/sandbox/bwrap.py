@@ -35,10 +35,14 @@ import sys
 import sysconfig
 import tempfile
 
+from codetrial.sandbox.bytecode import pyc_name
+
 HOSTNAME = "sandbox"
 HOSTS = f"127.0.0.1\tlocalhost {HOSTNAME}\n::1\tlocalhost ip6-localhost ip6-loopback\n"
-WORKER_PATH = "/opt/codetrial/worker.py"
 MODULE_DIR = "/opt/codetrial"  # modules the worker preloads for programs (see launch.py)
+WORKER_NAME = "worker"
+WORKER_PATH = f"{MODULE_DIR}/{WORKER_NAME}.py"
+PYCACHE = f"{MODULE_DIR}/__pycache__"
 WORKDIR = "/tmp/w/run"  # every program's working and home directory
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 WORKER_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN")
@@ -204,8 +208,10 @@ def module_path(name: str) -> str:
 
 def command(bwrap: str, worker_file: str, config: str, *, uid: int | None, tmpfs_mb: int,
             shm_mb: int, modules: dict[str, str] | None = None,
-            hidden: tuple[str, ...] = ()) -> list[str]:
-    """argv that runs `worker_file` as a worker inside a fresh sandbox."""
+            hidden: tuple[str, ...] = (), bytecode: str | None = None) -> list[str]:
+    """argv that runs `worker_file` as a worker inside a fresh sandbox. `bytecode`: a folder
+    of the worker's and the modules' pycs (see bytecode.py), shown as the modules' __pycache__;
+    the worker then runs from its pyc."""
     args = [bwrap, "--die-with-parent", "--new-session", "--clearenv", "--as-pid-1",
             "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
             "--unshare-cgroup-try", "--hostname", HOSTNAME]
@@ -225,6 +231,10 @@ def command(bwrap: str, worker_file: str, config: str, *, uid: int | None, tmpfs
                  "--perms", "0755", "--dir", MODULE_DIR]
     for name, host_path in (modules or {}).items():
         args += ["--ro-bind", host_path, module_path(name)]
+    main = WORKER_PATH
+    if bytecode:
+        args += ["--ro-bind", bytecode, PYCACHE]
+        main = f"{PYCACHE}/{pyc_name(WORKER_NAME)}"
     args += ["--ro-bind", worker_file, WORKER_PATH, "--chdir", "/", "--",
-             sys.executable, "-I", "-S", "-X", "utf8", WORKER_PATH, config]
+             sys.executable, "-I", "-S", "-X", "utf8", main, config]
     return args

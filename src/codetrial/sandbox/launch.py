@@ -8,6 +8,7 @@ with a lock file, which also keeps two harness processes on one machine apart.
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import os
 import pwd
@@ -18,7 +19,7 @@ import tempfile
 from dataclasses import dataclass, field
 from importlib import resources
 
-from codetrial.sandbox import bwrap
+from codetrial.sandbox import bwrap, bytecode
 from codetrial.sandbox.procs import kill_all, pids_of_uid
 
 UID_BASE = int(os.environ.get("CODETRIAL_SANDBOX_UID_BASE", "65100"))
@@ -29,14 +30,27 @@ BUBBLEWRAP, PROCESS = "bubblewrap", "process"
 PRELOADED = {"codetrial_plain": "_plain.py", "codetrial_audit": "_audit.py",
              "codetrial_proxy": "_proxy.py", "codetrial_judge": "_judge.py",
              "codetrial_subject": "_subject.py", "codetrial_unittest": "_unittest.py"}
+# Loaded only when a sandbox's preload names codetrial_unittest (or preloads everything): it
+# imports unittest.mock, and with it asyncio, ssl and more, a third of a worker's start.
+UNITTEST_MODULES = ("codetrial_subject", "codetrial_unittest")
 
 
 @dataclass
 class Options:
     tmpfs_mb: int = 512
     shm_mb: int = 64
-    preload: tuple[str, ...] = ()
+    preload: tuple[str, ...] | None = None  # None: all of PRELOADED, and no other module
     hidden: tuple[str, ...] = ()  # answer keys masked inside the sandbox (bubblewrap only)
+
+    def our_modules(self) -> list[str]:
+        """Which of PRELOADED the workers load: all of them unless `preload` is given, then
+        those that do not need unittest, and unittest's if `preload` names it."""
+        wanted = self.preload is None or "codetrial_unittest" in self.preload
+        return [name for name in PRELOADED if wanted or name not in UNITTEST_MODULES]
+
+    def other_modules(self) -> list[str]:
+        """What the workers import besides ours (a suite's libraries)."""
+        return [name for name in self.preload or () if name not in PRELOADED]
 
 
 @dataclass
@@ -102,10 +116,11 @@ def worker_file() -> str:
     return str(resources.files("codetrial.sandbox").joinpath("_worker.py"))
 
 
-def module_files() -> dict[str, str]:
-    """The modules every worker preloads for programs, by import name (see judged.py)."""
+def module_files(names: list[str] | None = None) -> dict[str, str]:
+    """Files of the modules workers preload for programs (see judged.py), by import name:
+    `names`, else all of them."""
     here = resources.files("codetrial.sandbox")
-    return {name: str(here.joinpath(file)) for name, file in PRELOADED.items()}
+    return {name: str(here.joinpath(PRELOADED[name])) for name in names or PRELOADED}
 
 
 def _config(uid: int | None, pidns: bool, workdir: str, options: Options,
@@ -116,19 +131,28 @@ def _config(uid: int | None, pidns: bool, workdir: str, options: Options,
         "shm_dir": "/dev/shm" if pidns else None,
         "mqueue_dir": "/dev/mqueue" if pidns else None,
         "scrub_dirs": [] if pidns or uid is None else ["/tmp", "/var/tmp", "/dev/shm"],
-        "site_dirs": bwrap.site_dirs(), "preload": list(options.preload),
+        "site_dirs": bwrap.site_dirs(), "preload": options.other_modules(),
         "modules": modules,
         "path": f"{bindir}:/usr/local/bin:/usr/bin:/bin",
     })
 
 
 def bubblewrap_launch(bwrap_exe: str, uid: int | None, options: Options) -> Launch:
-    inside = {name: bwrap.module_path(name) for name in PRELOADED}
+    inside = {name: bwrap.module_path(name) for name in options.our_modules()}
     config = _config(uid, True, bwrap.WORKDIR, options, inside)
     argv = bwrap.command(bwrap_exe, worker_file(), config, uid=uid, tmpfs_mb=options.tmpfs_mb,
                          shm_mb=options.shm_mb, modules=module_files(),
-                         hidden=options.hidden)
+                         hidden=options.hidden, bytecode=_bytecode())
     return Launch(argv=argv, uid=uid, nested=True)
+
+
+@functools.cache
+def _bytecode() -> str | None:
+    """The pycs of what a bubblewrap worker runs, made once per content (see bytecode.py)."""
+    sources = {name: (path, bwrap.module_path(name)) for name, path in module_files().items()}
+    sources[bwrap.WORKER_NAME] = (worker_file(), bwrap.WORKER_PATH)
+    folder = bytecode.compiled(sources)
+    return str(folder) if folder else None
 
 
 def process_launch(uid: int | None, options: Options) -> Launch:
@@ -136,6 +160,7 @@ def process_launch(uid: int | None, options: Options) -> Launch:
     no mount namespace, so `options.hidden` stays visible (see Sandbox.unmasked)."""
     scratch = tempfile.mkdtemp(prefix="codetrial-sandbox-")
     os.chmod(scratch, 0o711)
-    config = _config(uid, False, os.path.join(scratch, "w", "run"), options, module_files())
+    config = _config(uid, False, os.path.join(scratch, "w", "run"), options,
+                     module_files(options.our_modules()))
     argv = [sys.executable, "-I", "-S", "-X", "utf8", worker_file(), config]
     return Launch(argv=argv, cwd=scratch, scratch=scratch, uid=uid)

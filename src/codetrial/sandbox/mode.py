@@ -3,11 +3,11 @@ process mode whose reason says what is missing."""
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 import stat
 import subprocess
+from collections.abc import Callable
 
 from codetrial.core.errors import InfraError
 from codetrial.sandbox.bwrap import python_dirs
@@ -55,59 +55,80 @@ def bubblewrap_works() -> tuple[bool, str]:
     return found == BUBBLEWRAP, reason
 
 
-def detect_mode() -> tuple[str, str]:
+Trial = Callable[[str], dict]  # starts a trial worker with bwrap at this path: its ready message
+
+
+def detect_mode(trial: Trial | None = None) -> tuple[str, str]:
     """("bubblewrap", reason) when bwrap starts a trial sandbox, else ("process", why weaker).
 
-    CODETRIAL_SANDBOX=process forces the weak mode (for debugging).
+    CODETRIAL_SANDBOX=process forces the weak mode (for debugging). `trial`: how to start the
+    trial worker (a sandbox keeps it as its first worker); the default starts one and stops it.
     """
     if os.environ.get(ENV_VAR, "").strip().lower() == PROCESS:
         return PROCESS, f"{ENV_VAR}=process forces the weak mode: {weakness()}"
-    return _probe()
+    return _probe(trial)
 
 
-def resolve_mode(mode: str | None) -> tuple[str, str]:
+def resolve_mode(mode: str | None, trial: Trial | None = None) -> tuple[str, str]:
     if mode is None and os.environ.get(ENV_VAR, "").strip().lower() == BUBBLEWRAP:
         mode = BUBBLEWRAP
     if mode is None:
-        return detect_mode()
+        return detect_mode(trial)
     if mode == PROCESS:
         return PROCESS, f"process mode was asked for: {weakness()}"
     if mode != BUBBLEWRAP:
         raise ValueError(f"unknown sandbox mode {mode!r}: use {BUBBLEWRAP!r} or {PROCESS!r}")
-    found, reason = _probe()
+    found, reason = _probe(trial)
     if found != BUBBLEWRAP:
         raise SandboxUnavailable(reason)
     return found, reason
 
 
-@functools.lru_cache(maxsize=1)
-def _probe() -> tuple[str, str]:
+_found: list[tuple[str, str]] = []  # what this process's first probe found
+
+
+def _probe(trial: Trial | None = None) -> tuple[str, str]:
+    """Once per process: later calls return the first answer and run no `trial`."""
+    if not _found:
+        _found.append(_try_bubblewrap(trial or plain_trial))
+    return _found[0]
+
+
+def _try_bubblewrap(trial: Trial) -> tuple[str, str]:
     exe = shutil.which("bwrap")
     if exe is None:
         return PROCESS, f"bwrap is not installed: {weakness()}"
     try:
-        ready = _trial(exe)
+        ready = trial(exe)
     except (WorkerFailure, OSError, RuntimeError) as exc:
         return PROCESS, f"bubblewrap did not start a trial sandbox ({exc}): {weakness()}"
     return BUBBLEWRAP, _describe(exe, ready)
 
 
-def _trial(exe: str) -> dict:
+def plain_trial(exe: str) -> dict:
+    """A lean worker started, tried and stopped."""
     claim = UidClaim() if is_root() else None
     uid = claim.uid if claim else None
     try:
-        worker = WorkerProcess.start(bubblewrap_launch(exe, uid, Options()))
+        worker = WorkerProcess.start(bubblewrap_launch(exe, uid, Options(preload=())))
         try:
-            reply = worker.call(to_request(Program(code=TRIAL_CODE), Limits(), 1), 30.0)
+            run_trial(worker, uid)
         finally:
             worker.stop()
     finally:
         if claim:
             claim.release()
+    return worker.ready
+
+
+def run_trial(worker: WorkerProcess, uid: int | None) -> None:
+    """Run the trial program in `worker`; RuntimeError (the worker killed) unless it ran, as
+    `uid` when that is given."""
+    reply = worker.call(to_request(Program(code=TRIAL_CODE), Limits(), 0), 30.0)
     report = reply.get("report") or {}
     if reply.get("status") != "ok" or (uid is not None and report.get("uid") != uid):
+        worker.kill()
         raise RuntimeError(f"trial program: {reply.get('status')} {reply.get('detail', '')}")
-    return worker.ready
 
 
 def _describe(exe: str, ready: dict) -> str:

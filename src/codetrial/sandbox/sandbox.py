@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from codetrial.sandbox import bwrap, launch
 from codetrial.sandbox.launch import BUBBLEWRAP, Launch, Options, UidClaim
-from codetrial.sandbox.mode import is_root, resolve_mode
+from codetrial.sandbox.mode import is_root, plain_trial, resolve_mode, run_trial
 from codetrial.sandbox.protocol import to_outcome, to_request
 from codetrial.sandbox.types import Limits, Outcome, Program
 from codetrial.sandbox.worker import WorkerFailure, WorkerProcess
@@ -29,9 +29,9 @@ _ids = itertools.count(1)
 class _Slot:
     """One worker position in the pool: its uid, and its worker (restarted when needed)."""
 
-    def __init__(self, mode: str, options: Options, margin: float,
-                 spawner: ThreadPoolExecutor) -> None:
-        self.mode, self.options, self.margin = mode, options, margin
+    def __init__(self, options: Options, margin: float, spawner: ThreadPoolExecutor) -> None:
+        self.mode = BUBBLEWRAP  # until the sandbox has resolved its mode
+        self.options, self.margin = options, margin
         self.spawner = spawner
         self.claim = UidClaim() if is_root() else None
         self.worker: WorkerProcess | None = None
@@ -40,6 +40,20 @@ class _Slot:
     @property
     def uid(self) -> int | None:
         return self.claim.uid if self.claim else None
+
+    def adopt(self, exe: str) -> dict:
+        """The mode probe's trial, run in this slot's own first worker, which it keeps (one
+        worker start instead of two). Should that fail, a plain trial decides: these options
+        may be what failed, and then every program says so."""
+        try:
+            worker = self.spawner.submit(
+                WorkerProcess.start, launch.bubblewrap_launch(exe, self.uid, self.options)
+            ).result()
+            run_trial(worker, self.uid)
+        except (WorkerFailure, OSError, RuntimeError):
+            return plain_trial(exe)
+        self.worker = worker
+        return worker.ready
 
     def _launch(self) -> Launch:
         if self.mode == BUBBLEWRAP:
@@ -92,26 +106,38 @@ class Sandbox:
     `detect_mode`). Workers start lazily and are replaced when they die or misbehave.
     `hidden`: paths no program may see (a suite's answer keys); bubblewrap masks those its
     binds would show, the process mode cannot mask any (`unmasked` lists what stays visible).
+    `preload`: modules each worker imports once for its programs; None (the default) loads
+    all of codetrial's judging modules, a tuple (a suite's `preload`) only those its programs
+    use: the judges always, `codetrial_unittest` when named (see launch.Options).
     """
 
     def __init__(self, workers: int = 2, mode: str | None = None, *, tmpfs_mb: int = 512,
-                 margin_seconds: float = 5.0, preload: tuple[str, ...] = (),
+                 margin_seconds: float = 5.0, preload: tuple[str, ...] | None = None,
                  hidden: tuple[str, ...] = ()) -> None:
         if workers < 1:
             raise ValueError("a sandbox needs at least one worker")
-        self.mode, self.mode_reason = resolve_mode(mode)
         self.hidden = tuple(str(p) for p in hidden)
+        options = Options(tmpfs_mb=tmpfs_mb, hidden=self.hidden,
+                          preload=None if preload is None else tuple(preload))
+        # a thread per worker, so that they start side by side; each lives until the workers
+        # stop (see the module docstring)
+        spawner = ThreadPoolExecutor(workers, thread_name_prefix="codetrial-sandbox-spawn")
+        self._slots = [_Slot(options, margin_seconds, spawner) for _ in range(workers)]
+        self._finalizer = weakref.finalize(self, _close_slots, self._slots, spawner)
+        try:
+            self.mode, self.mode_reason = resolve_mode(mode, trial=self._slots[0].adopt)
+        except BaseException:
+            self._finalizer()
+            raise
+        for slot in self._slots:
+            slot.mode = self.mode
         if self.unmasked:
             self.mode_reason += ("; these answer keys cannot be masked and stay visible: "
                                  + ", ".join(self.unmasked))
-        options = Options(tmpfs_mb=tmpfs_mb, preload=tuple(preload), hidden=self.hidden)
-        spawner = ThreadPoolExecutor(1, thread_name_prefix="codetrial-sandbox-spawn")
-        self._slots = [_Slot(self.mode, options, margin_seconds, spawner) for _ in range(workers)]
         self._free: queue.SimpleQueue[_Slot] = queue.SimpleQueue()
         for slot in self._slots:
             self._free.put(slot)
         self._executor = ThreadPoolExecutor(workers, thread_name_prefix="codetrial-sandbox")
-        self._finalizer = weakref.finalize(self, _close_slots, self._slots, spawner)
         self._closed = False
 
     @property

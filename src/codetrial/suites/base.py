@@ -31,7 +31,9 @@ class Grade:
 class Suite(ABC):
     name: str
     default_protocol: str = "completion"
-    preload: tuple[str, ...] = ()  # modules its programs import, imported once per worker
+    # modules its programs import, imported once per worker; codetrial's judges always are,
+    # codetrial_unittest only if named (see sandbox.launch.Options)
+    preload: tuple[str, ...] = ()
 
     def __init__(self, options: dict[str, Any]) -> None:
         self.options = options

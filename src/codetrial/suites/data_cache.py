@@ -18,6 +18,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from codetrial.core.private_files import ours_alone
+
 FORMAT = 1
 
 
@@ -31,17 +33,6 @@ def data_key(*parts: bytes) -> str:
 
 def _digest(body: bytes) -> str:
     return hashlib.sha256(body).hexdigest()
-
-
-def _ours_alone(path: Path, want: int) -> bool:
-    """`path` is of type `want` (stat.S_IFDIR/S_IFREG), not a link, owned by us, and no one
-    else may write it."""
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return False
-    return (stat.S_IFMT(st.st_mode) == want and st.st_uid == os.geteuid()
-            and not st.st_mode & 0o022)
 
 
 class SuiteDataCache:
@@ -58,7 +49,7 @@ class SuiteDataCache:
 
     def load(self) -> dict[str, Any]:
         """The stored entries, or {} when there is no file we can trust."""
-        if not (_ours_alone(self.folder, stat.S_IFDIR) and _ours_alone(self.path, stat.S_IFREG)):
+        if not (ours_alone(self.folder, stat.S_IFDIR) and ours_alone(self.path, stat.S_IFREG)):
             return {}
         try:
             header, _, body = self.path.read_bytes().partition(b"\n")
@@ -76,7 +67,7 @@ class SuiteDataCache:
     def save(self, entries: dict[str, Any]) -> None:
         """Replace the file with `entries`; a folder we cannot own leaves nothing written."""
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not _ours_alone(self.folder, stat.S_IFDIR):
+        if not ours_alone(self.folder, stat.S_IFDIR):
             return
         body = json.dumps(entries, separators=(",", ":")).encode()
         header = json.dumps(self._header(body)).encode()

@@ -39,6 +39,7 @@ class EditSuite(Suite):
 
     default_protocol = "edit"
     default_test_timeout = 180.0
+    preload = (UNITTEST_MODULE,)
 
     @abstractmethod
     def edit_files(self, task: Task) -> dict[str, str]:
