@@ -336,7 +336,16 @@ def test_options_that_break_the_trial_worker_leave_the_mode_to_a_plain_trial(
         calls = []
         real = sandbox.plain_trial
         sandbox.plain_trial = lambda exe: calls.append(exe) or real(exe)
-        with Sandbox(workers=1, mode=None, tmpfs_mb=0) as sb:  # bwrap refuses a 0-byte /tmp
+        build = sandbox.launch.bubblewrap_launch
+
+        def refused(exe, uid, options):  # this sandbox's workers ask bwrap for a 0-byte /tmp
+            started = build(exe, uid, options)
+            if options.tmpfs_mb == 7:
+                started.argv = [a if a != str(7 << 20) else "0" for a in started.argv]
+            return started
+
+        sandbox.launch.bubblewrap_launch = refused
+        with Sandbox(workers=1, mode=None, tmpfs_mb=7) as sb:
             kept = list(sb.worker_pids)
             out = sb.run_sync(Program(code="print(1)"))
         print(json.dumps({"mode": sb.mode, "reason": sb.mode_reason, "calls": calls,

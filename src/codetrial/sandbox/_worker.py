@@ -117,20 +117,41 @@ def proc_status(pid: int) -> dict[str, str]:
         return {}
 
 
+def own_status() -> bytes:
+    return read_small("/proc/self/status") or b""
+
+
+def status_field(status: bytes, name: bytes) -> bytes:
+    start = status.find(b"\n" + name + b":")
+    if start < 0:
+        return b""
+    start += len(name) + 2
+    return status[start:status.find(b"\n", start)].strip()
+
+
 def vm_size_bytes() -> int:
-    return int(proc_status(os.getpid()).get("VmSize", "0 kB").split()[0]) * 1024
+    return int(status_field(own_status(), b"VmSize").split()[0] or 0) * 1024
+
+
+def read_small(path: str) -> bytes | None:
+    """A /proc file's bytes (without building a file object: this runs for every program)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, 1 << 20)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def oom_kill_count() -> int:
     """The kernel's global OOM-kill counter: tells a memory kill from any other SIGKILL."""
-    try:
-        with open("/proc/vmstat") as fh:
-            for line in fh:
-                if line.startswith("oom_kill "):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return -1
+    data = read_small("/proc/vmstat") or b""
+    start = data.find(b"\noom_kill ")
+    return int(data[start + 10:data.find(b"\n", start + 1)]) if start >= 0 else -1
 
 
 def reap_others(child: int | None) -> None:
@@ -193,13 +214,20 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def install_seccomp(prog: bytes) -> None:
-    buf = ctypes.create_string_buffer(prog, len(prog))
-    fprog = _SockFprog(len(prog) // 8, ctypes.cast(buf, ctypes.c_void_p))
-    prctl(PR_SET_SECCOMP, ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(fprog))
+class Seccomp:
+    """The filter as the kernel takes it, built once in the worker: each child only installs
+    it (building ctypes objects in every child costs a few hundred microseconds)."""
+
+    def __init__(self, prog: bytes) -> None:
+        self.buffer = ctypes.create_string_buffer(prog, len(prog))
+        self.fprog = _SockFprog(len(prog) // 8, ctypes.cast(self.buffer, ctypes.c_void_p))
+
+    def install(self) -> None:
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(self.fprog))
 
 
-SECCOMP = seccomp_program()
+_FILTER = seccomp_program()
+SECCOMP = Seccomp(_FILTER) if _FILTER else None
 
 
 class _CapHeader(ctypes.Structure):
@@ -211,10 +239,12 @@ class _CapData(ctypes.Structure):
                 ("inheritable", ctypes.c_uint32)]
 
 
+_CAP_HEADER, _CAP_NONE = _CapHeader(0x20080522, 0), (_CapData * 2)()  # built once, as SECCOMP
+
+
 def clear_capabilities() -> None:
     """Empty every capability set (setresuid leaves the inheritable set behind)."""
-    header, data = _CapHeader(0x20080522, 0), (_CapData * 2)()
-    if _libc.capset(ctypes.byref(header), data) != 0:
+    if _libc.capset(ctypes.byref(_CAP_HEADER), _CAP_NONE) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"capset: {os.strerror(err)}")
 
@@ -304,9 +334,10 @@ def child_main(req: dict, wd: str, ch: Channels, nonce: str, cfg: dict) -> None:
 
 def enter_sandbox(req: dict, wd: str, cfg: dict, argv_mode: bool) -> None:
     """Everything between fork and program code, in an order where each step still can."""
-    try:
-        with open("/proc/self/oom_score_adj", "w") as fh:
-            fh.write("1000")  # under memory pressure the kernel picks the program, not the worker
+    try:  # under memory pressure the kernel picks the program, not the worker
+        fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY | os.O_CLOEXEC)
+        os.write(fd, b"1000")
+        os.close(fd)
     except OSError:
         pass
     drop_privileges(cfg)
@@ -316,7 +347,7 @@ def enter_sandbox(req: dict, wd: str, cfg: dict, argv_mode: bool) -> None:
     set_environment(req, wd, cfg, argv_mode)
     set_limits(req["limits"], cfg)
     if SECCOMP is not None:
-        install_seccomp(SECCOMP)
+        SECCOMP.install()
 
 
 def drop_privileges(cfg: dict) -> None:
@@ -326,9 +357,9 @@ def drop_privileges(cfg: dict) -> None:
         os.setresgid(gid, gid, gid)
         os.setresuid(uid, uid, uid)
     clear_capabilities()
-    status = proc_status(os.getpid())
-    caps = {status.get(k, "").strip() for k in ("CapInh", "CapPrm", "CapEff", "CapAmb")}
-    if caps != {"0000000000000000"}:
+    status = own_status()
+    caps = {status_field(status, k) for k in (b"CapInh", b"CapPrm", b"CapEff", b"CapAmb")}
+    if caps != {b"0000000000000000"}:
         raise RuntimeError(f"capabilities left after dropping privileges: {caps}")
     if uid is not None and (os.getresuid() != (uid,) * 3 or os.getresgid() != (gid,) * 3):
         raise RuntimeError("could not switch to the sandbox uid/gid")
@@ -543,7 +574,7 @@ class Watch:
         return self.captures[self.ch.readers()[name]]
 
     def run(self) -> None:
-        sel = selectors.DefaultSelector()
+        sel = selectors.PollSelector()  # no epoll descriptor to make and close per program
         for fd in self.captures:
             os.set_blocking(fd, False)
             sel.register(fd, selectors.EVENT_READ)
@@ -657,7 +688,7 @@ class Watch:
 
 
 def select_readable(fd: int, timeout: float) -> bool:
-    with selectors.DefaultSelector() as sel:
+    with selectors.PollSelector() as sel:
         sel.register(fd, selectors.EVENT_READ)
         return bool(sel.select(max(timeout, 0)))
 
@@ -910,12 +941,8 @@ def ipc_left(cfg: dict) -> bool:
     if not cfg["pidns"]:
         return False
     for table in IPC_TABLES:
-        try:
-            with open(table) as fh:
-                if len(fh.read().splitlines()) > 1:
-                    return True
-        except OSError:
-            pass
+        if (read_small(table) or b"").strip().count(b"\n") > 0:  # more than the header line
+            return True
     mqueue = cfg.get("mqueue_dir")
     return bool(mqueue and os.path.isdir(mqueue) and os.listdir(mqueue))
 
@@ -923,15 +950,20 @@ def ipc_left(cfg: dict) -> bool:
 def clean_up(wd: str, cfg: dict) -> bool:
     """Empty the workdir as the program's uid, then remove it as ourselves (we own its parent)."""
     scrub_shared(cfg)
-    healthy = as_sandbox_user(cfg, empty_dir, wd)
+    healthy = as_sandbox_user(cfg, remove_program_files, wd, cfg.get("shm_dir"))
     try:
         os.rmdir(wd)
     except OSError:
         healthy = False
     if cfg.get("shm_dir"):
-        healthy = as_sandbox_user(cfg, clear_shm, cfg["shm_dir"]) and healthy
         healthy = healthy and not os.listdir(cfg["shm_dir"])
     return healthy and not os.listdir(os.path.dirname(wd)) and not ipc_left(cfg)
+
+
+def remove_program_files(wd: str, shm_dir: str | None) -> None:
+    empty_dir(wd)
+    if shm_dir:
+        clear_shm(shm_dir)
 
 
 # ---------------------------------------------------------------- the server
@@ -958,7 +990,7 @@ def run_program(req: dict, cfg: dict, harness: int) -> dict:
     if cfg.get("uid") is not None:
         os.chown(wd, cfg["uid"], cfg["gid"])
     nonce = secrets.token_hex(16)
-    oom_before = oom_kill_count()
+    oom_before = oom_kill_count()  # read again only if the program is SIGKILLed
     ch = Channels(bool(req.get("argv")), nonce)
     pid = os.fork()
     if pid == 0:
@@ -968,7 +1000,8 @@ def run_program(req: dict, cfg: dict, harness: int) -> dict:
     watch.run()
     healthy = kill_leftovers(cfg)
     watch.drain()
-    reply = judge(watch, req, nonce, oom_kill_count() - oom_before)
+    killed = os.WIFSIGNALED(watch.status) and os.WTERMSIG(watch.status) == signal.SIGKILL
+    reply = judge(watch, req, nonce, oom_kill_count() - oom_before if killed else 0)
     if watch.killed_for == "abandoned":  # the harness went away: nobody to answer, so exit
         healthy = False
     if not (clean_up(wd, cfg) and healthy):
@@ -1025,6 +1058,7 @@ def prepare(cfg: dict) -> None:
     import importlib
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # as pid 1 this makes us immune from inside
+    sys.dont_write_bytecode = True  # no pycs of ours left where programs read them
     for path in cfg.get("site_dirs", ()):
         add_site_dir(path)
     prctl(PR_SET_DUMPABLE, 0)  # same-uid programs cannot ptrace us or open /proc/<us>/fd

@@ -116,6 +116,8 @@ class Sandbox:
                  hidden: tuple[str, ...] = ()) -> None:
         if workers < 1:
             raise ValueError("a sandbox needs at least one worker")
+        if tmpfs_mb < 1:
+            raise ValueError(f"tmpfs_mb={tmpfs_mb}: a sandbox needs at least 1 MB of /tmp")
         self.hidden = tuple(str(p) for p in hidden)
         options = Options(tmpfs_mb=tmpfs_mb, hidden=self.hidden,
                           preload=None if preload is None else tuple(preload))
