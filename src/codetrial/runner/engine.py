@@ -84,7 +84,7 @@ async def _protocol_and_model(config: RunConfig, suite: Suite, cache_path: Path 
 
 def start_run(store: Store, plan: Plan) -> str:
     run_id = new_run_id()
-    config = plan.config.model_dump()
+    config = plan.config.as_dict()
     config["suite_version"] = plan.suite.version()
     config["protocol"] = plan.protocol.name
     config["planned_samples"] = len(plan.tasks) * plan.config.samples

@@ -61,8 +61,8 @@ async def import_samples(store: Store, path: Path, suite_name: str, workers: int
                        samples=max(seen.values(), default=1))
     run_id = new_run_id()
     store.create_run(RunRecord(run_id, suite_name, config.model,
-                               config.model_dump() | {"suite_version": suite.version(),
-                                                      "imported_from": str(path)}))
+                               config.as_dict() | {"suite_version": suite.version(),
+                                                   "imported_from": str(path)}))
     async with Sandbox(workers=workers, hidden=hidden_paths(suite)) as sandbox:
         async def one(task_id: str, index: int, completion: str) -> None:
             sample = await grade_import(suite, tasks[task_id], index, completion, sandbox)
