@@ -27,7 +27,7 @@ def imported(home, *args: str) -> tuple[set[str], subprocess.CompletedProcess]:
 
 NEVER_FOR_RUN = {"codetrial.perf", "codetrial.synth", "codetrial.suites.jsonschema",
                  "codetrial.report.html_report", "jsonschema", "anthropic", "openai", "duckdb",
-                 "codetrial.models.anthropic_api", "codetrial.models.openai_compat"}
+                 "codetrial.models.anthropic_api", "codetrial.models.openai_compat", "pydantic"}
 
 
 def test_help_imports_neither_the_runner_nor_the_sub_apps(ct_home):
