@@ -109,6 +109,7 @@ async def execute(
         queue.put_nowait(item)
     sampling = Sampling(plan.config.temperature, plan.config.top_p, plan.config.max_tokens,
                         plan.config.seed)
+    stored = store.stored_keys(run_id)  # infra errors being retried: replaced, not added
     started, plan.executor = plan.executor, None
     async with open_executor(plan.config, plan.suite.preload, hidden_paths(plan.suite),
                              started) as executor:
@@ -119,7 +120,7 @@ async def execute(
                 ctx = SampleContext(plan.suite, plan.model, executor, sampling, index,
                                     plan.config.suite_options)
                 sample = await run_sample(plan.protocol, task, ctx)
-                store.save_sample(run_id, sample)
+                store.save_sample(run_id, sample, replace=(task.id, index) in stored)
                 on_sample(sample)
 
         await asyncio.gather(*(worker() for _ in range(samples_in_flight(plan, executor))))

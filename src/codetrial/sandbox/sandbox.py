@@ -14,7 +14,7 @@ import os
 import queue
 import shutil
 import weakref
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from codetrial.sandbox import bwrap, launch
 from codetrial.sandbox.launch import BUBBLEWRAP, Launch, Options, UidClaim
@@ -35,6 +35,7 @@ class _Slot:
         self.spawner = spawner
         self.claim = UidClaim() if is_root() else None
         self.worker: WorkerProcess | None = None
+        self.starting: Future[None] | None = None  # a start begun while the mode was probed
         self.restarts = 0
 
     @property
@@ -55,6 +56,24 @@ class _Slot:
         self.worker = worker
         return worker.ready
 
+    def prestart(self, exe: str) -> None:
+        """Start this slot's bubblewrap worker while slot 0 runs the probe's trial (on a
+        spawner thread); a worker that fails to start is simply started again later."""
+        try:
+            self.worker = WorkerProcess.start(launch.bubblewrap_launch(exe, self.uid,
+                                                                       self.options))
+        except WorkerFailure:
+            pass
+
+    def settle(self, keep: bool) -> None:
+        """Wait for a prestart; drop its worker unless `keep` (the probe chose bubblewrap)."""
+        if self.starting is not None:
+            self.starting.result()
+            self.starting = None
+        if not keep and self.worker is not None:
+            self.worker.kill()
+            self.worker = None
+
     def _launch(self) -> Launch:
         if self.mode == BUBBLEWRAP:
             return launch.bubblewrap_launch(shutil.which("bwrap") or "bwrap", self.uid,
@@ -62,6 +81,7 @@ class _Slot:
         return launch.process_launch(self.uid, self.options)
 
     def _ready(self) -> WorkerProcess:
+        self.settle(keep=True)
         if self.worker is not None and not self.worker.alive():
             self.discard()
         if self.worker is None:
@@ -127,12 +147,13 @@ class Sandbox:
         self._slots = [_Slot(options, margin_seconds, spawner) for _ in range(workers)]
         self._finalizer = weakref.finalize(self, _close_slots, self._slots, spawner)
         try:
-            self.mode, self.mode_reason = resolve_mode(mode, trial=self._slots[0].adopt)
+            self.mode, self.mode_reason = resolve_mode(mode, trial=self._trial)
         except BaseException:
             self._finalizer()
             raise
         for slot in self._slots:
             slot.mode = self.mode
+            slot.settle(keep=self.mode == BUBBLEWRAP)
         if self.unmasked:
             self.mode_reason += ("; these answer keys cannot be masked and stay visible: "
                                  + ", ".join(self.unmasked))
@@ -141,6 +162,13 @@ class Sandbox:
             self._free.put(slot)
         self._executor = ThreadPoolExecutor(workers, thread_name_prefix="codetrial-sandbox")
         self._closed = False
+
+    def _trial(self, exe: str) -> dict:
+        """The mode probe's trial, in slot 0's worker; the other workers start meanwhile."""
+        spawner = self._slots[0].spawner
+        for slot in self._slots[1:]:
+            slot.starting = spawner.submit(slot.prestart, exe)
+        return self._slots[0].adopt(exe)
 
     @property
     def uids(self) -> list[int]:

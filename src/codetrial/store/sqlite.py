@@ -110,11 +110,13 @@ class Store:
         self._db.execute("UPDATE runs SET finished = ? WHERE run_id = ?", (time.time(), run_id))
 
     # samples --------------------------------------------------------------
-    def save_sample(self, run_id: str, sample: Sample) -> None:
-        """Replace whatever was stored for this sample, atomically."""
+    def save_sample(self, run_id: str, sample: Sample, replace: bool = True) -> None:
+        """Replace whatever was stored for this sample, atomically. `replace=False` says
+        nothing is stored for it yet (three statements fewer; a stored row then makes the
+        insert fail, so a wrong claim cannot count a sample twice)."""
         key = (run_id, sample.task_id, sample.index)
         with self._transaction():
-            for table in ("samples", "attempts", "test_results"):
+            for table in ("samples", "attempts", "test_results") if replace else ():
                 self._db.execute(
                     f"DELETE FROM {table} WHERE run_id=? AND task_id=? AND sample_index=?", key
                 )
@@ -139,6 +141,12 @@ class Store:
             [(*key, a.try_index, i, t.name, t.verdict.value, t.message)
              for i, t in enumerate(a.tests)],
         )
+
+    def stored_keys(self, run_id: str) -> set[tuple[str, int]]:
+        """Every sample stored for the run, infra errors included."""
+        rows = self._db.execute(
+            "SELECT task_id, sample_index FROM samples WHERE run_id = ?", (run_id,))
+        return {(r[0], r[1]) for r in rows}
 
     def finished_keys(self, run_id: str) -> set[tuple[str, int]]:
         """Samples that need no more work: everything but infra errors."""
