@@ -346,8 +346,6 @@ def enter_sandbox(req: dict, wd: str, cfg: dict, argv_mode: bool) -> None:
     os.chdir(wd)
     set_environment(req, wd, cfg, argv_mode)
     set_limits(req["limits"], cfg)
-    if SECCOMP is not None:
-        SECCOMP.install()
 
 
 def drop_privileges(cfg: dict) -> None:
@@ -1076,6 +1074,9 @@ def prepare(cfg: dict) -> None:
     for name, path in cfg.get("modules", {}).items():
         load_module(name, path)
     gc.freeze()  # children share these objects' pages instead of copying them on their first GC
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+    if SECCOMP is not None:  # here, once: every child inherits the filter (and nothing we do
+        SECCOMP.install()    # needs what it denies)
 
 
 def load_module(name: str, path: str) -> None:
