@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass, field
+from copy import deepcopy
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
 
@@ -37,9 +38,10 @@ class Request:
     reference: Reply | None = None
 
     def cache_key_fields(self) -> dict[str, Any]:
-        fields = asdict(self)
-        fields.pop("reference")
-        return fields
+        """Every field but `reference` (never part of a key: asdict would copy the whole
+        reference reply each time), copied so callers may change them."""
+        return {f.name: deepcopy(getattr(self, f.name)) for f in fields(self)
+                if f.name != "reference"}
 
 
 @dataclass
