@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -83,6 +84,7 @@ class Fence:
                 and len(other.run) >= len(self.run))
 
 
+@functools.lru_cache(maxsize=4096)  # a reply's lines are looked at again for every block
 def fence_of(line: str) -> Fence | None:
     """The fence a line opens or closes (CommonMark: up to three spaces of indentation)."""
     match = _FENCE.match(line.rstrip())
