@@ -4,6 +4,8 @@ answers at once the sandbox has a queue, and a slow model never sees more calls 
 from __future__ import annotations
 
 import asyncio
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +15,7 @@ from codetrial.models.base import Model, Reply, Request
 from codetrial.runner import RunConfig, execute, executors, pending, prepare, start_run
 from codetrial.runner.gate import GatedModel
 from codetrial.sandbox import Sandbox
+from codetrial.sandbox.procs import descendants
 from codetrial.store import Store
 
 
@@ -95,13 +98,28 @@ def test_the_sandbox_starts_during_prepare_and_stops_when_no_run_follows(monkeyp
     async def prepared_then_dropped() -> list[int]:
         plan = await prepare(config, None)
         assert plan.executor is not None
-        pids = (await plan.executor).sandbox.worker_pids  # warm: every worker started
+        sandbox = (await plan.executor).sandbox  # warm: every worker starting, none waited for
+        for _ in range(200):
+            if len(sandbox.worker_pids) == 2:
+                break
+            await asyncio.sleep(0.05)
+        pids = sandbox.worker_pids
         await plan.aclose()
         return pids
 
     pids = asyncio.run(prepared_then_dropped())
     [sandbox] = Kept.made
     assert len(pids) == 2 and sandbox._closed and sandbox.worker_pids == []
+    assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
+
+
+def test_closing_while_workers_start_leaves_none_running() -> None:
+    sandbox = Sandbox(workers=3)
+    sandbox.start()  # nothing waits for these starts
+    sandbox.close()
+    assert sandbox.worker_pids == []
+    assert all(slot.starting is None and slot.worker is None for slot in sandbox._slots)
+    assert not descendants(os.getpid())  # no worker (nor its bwrap) left running
 
 
 def test_a_prepare_that_fails_after_the_start_stops_the_sandbox(monkeypatch, ct_home):

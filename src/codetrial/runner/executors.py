@@ -51,8 +51,8 @@ class LocalExecutor:
         return await self.sandbox.run(program, limits)
 
     async def warm(self) -> None:
-        """Start every worker now (an empty program each), not when the first samples wait."""
-        await asyncio.gather(*(self.sandbox.run(Program(code="")) for _ in range(self.capacity)))
+        """Start every worker now, in the background, not when the first samples wait."""
+        self.sandbox.start()
 
     async def aclose(self) -> None:
         await self.sandbox.aclose()

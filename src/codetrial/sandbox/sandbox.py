@@ -13,6 +13,7 @@ import itertools
 import os
 import queue
 import shutil
+import threading
 import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
 
@@ -35,7 +36,8 @@ class _Slot:
         self.spawner = spawner
         self.claim = UidClaim() if is_root() else None
         self.worker: WorkerProcess | None = None
-        self.starting: Future[None] | None = None  # a start begun while the mode was probed
+        self.starting: Future[None] | None = None  # a start begun before a program needs it
+        self.lock = threading.Lock()  # `starting`: set by begin() from the caller's thread
         self.restarts = 0
 
     @property
@@ -65,11 +67,25 @@ class _Slot:
         except WorkerFailure:
             pass
 
+    def begin(self) -> None:
+        """Start this slot's worker in the background, unless it has one or one is coming."""
+        with self.lock:
+            if self.worker is None and self.starting is None:
+                self.starting = self.spawner.submit(self._start_quietly)
+
+    def _start_quietly(self) -> None:
+        try:
+            self.worker = WorkerProcess.start(self._launch())
+        except WorkerFailure:
+            pass  # started again, and its failure reported, by the first program
+
     def settle(self, keep: bool) -> None:
-        """Wait for a prestart; drop its worker unless `keep` (the probe chose bubblewrap)."""
-        if self.starting is not None:
-            self.starting.result()
-            self.starting = None
+        """Wait for a start begun earlier; drop its worker unless `keep` (the probe chose
+        bubblewrap)."""
+        with self.lock:
+            starting, self.starting = self.starting, None
+        if starting is not None:
+            starting.result()
         if not keep and self.worker is not None:
             self.worker.kill()
             self.worker = None
@@ -106,6 +122,7 @@ class _Slot:
             self.restarts += 1
 
     def close(self) -> None:
+        self.settle(keep=True)  # a start still under way ends first, then is stopped
         if self.worker is not None:
             self.worker.stop()
             self.worker = None
@@ -153,7 +170,8 @@ class Sandbox:
             raise
         for slot in self._slots:
             slot.mode = self.mode
-            slot.settle(keep=self.mode == BUBBLEWRAP)
+            if self.mode != BUBBLEWRAP:  # bubblewrap workers started for nothing
+                slot.settle(keep=False)
         if self.unmasked:
             self.mode_reason += ("; these answer keys cannot be masked and stay visible: "
                                  + ", ".join(self.unmasked))
@@ -169,6 +187,14 @@ class Sandbox:
         for slot in self._slots[1:]:
             slot.starting = spawner.submit(slot.prestart, exe)
         return self._slots[0].adopt(exe)
+
+    def start(self) -> None:
+        """Start every worker now, in the background (programs wait for theirs), instead of
+        when the first programs arrive."""
+        if self._closed:
+            raise RuntimeError("the sandbox is closed")
+        for slot in self._slots:
+            slot.begin()
 
     @property
     def uids(self) -> list[int]:
