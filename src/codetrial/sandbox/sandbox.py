@@ -58,15 +58,6 @@ class _Slot:
         self.worker = worker
         return worker.ready
 
-    def prestart(self, exe: str) -> None:
-        """Start this slot's bubblewrap worker while slot 0 runs the probe's trial (on a
-        spawner thread); a worker that fails to start is simply started again later."""
-        try:
-            self.worker = WorkerProcess.start(launch.bubblewrap_launch(exe, self.uid,
-                                                                       self.options))
-        except WorkerFailure:
-            pass
-
     def begin(self) -> None:
         """Start this slot's worker in the background, unless it has one or one is coming."""
         with self.lock:
@@ -182,10 +173,10 @@ class Sandbox:
         self._closed = False
 
     def _trial(self, exe: str) -> dict:
-        """The mode probe's trial, in slot 0's worker; the other workers start meanwhile."""
-        spawner = self._slots[0].spawner
+        """The mode probe's trial, in slot 0's worker; the other workers start meanwhile
+        (under bubblewrap: a slot's mode until the sandbox resolves its own)."""
         for slot in self._slots[1:]:
-            slot.starting = spawner.submit(slot.prestart, exe)
+            slot.begin()
         return self._slots[0].adopt(exe)
 
     def start(self) -> None:
