@@ -202,22 +202,43 @@ def _traceback_text(exc: BaseException) -> str:
     return "".join(keep)[-4000:]
 
 
+PRELUDE_FILE, TEST_FILE = "<prompt>", "<test>"
+_known_code: dict[tuple[str, str], CodeType] = {}
+
+
+def check_sources(check: CallCheck) -> tuple[tuple[str, str], ...]:
+    """The (source, filename) pairs a check compiles each time it runs."""
+    return (check.prelude, PRELUDE_FILE), (check.test, TEST_FILE)
+
+
+def compiled(source: str, filename: str) -> CodeType:
+    """The code of `source`: given by known_code (read from the suite data cache), else
+    compiled here (always with its asserts: the checks are asserts, whatever -O says)."""
+    code = _known_code.get((source, filename))
+    return code if code is not None else _compile(source, filename)
+
+
+def known_code(source: str, filename: str, code: CodeType) -> None:
+    """What compiled(source, filename) will return: the caller vouches it is that source's."""
+    _known_code[(source, filename)] = code
+
+
 @functools.lru_cache(maxsize=512)
-def _compiled(source: str, filename: str) -> CodeType:
-    return compile(source, filename, "exec")
+def _compile(source: str, filename: str) -> CodeType:
+    return compile(source, filename, "exec", optimize=0)
 
 
 def _run_check(check: CallCheck, candidate: Callable[..., Any]) -> None:
     namespace = _namespace()
-    _exec_source(check.prelude, "<prompt>", namespace)
+    _exec_source(check.prelude, PRELUDE_FILE, namespace)
     namespace[check.entry] = candidate  # a test may call the function by its name
-    _exec_source(check.test, "<test>", namespace)
+    _exec_source(check.test, TEST_FILE, namespace)
     namespace["check"](candidate)
 
 
 def _exec_source(source: str, filename: str, namespace: dict[str, Any]) -> None:
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(_compiled(source, filename), namespace)
+    exec(compiled(source, filename), namespace)
 
 
 def _namespace() -> dict[str, Any]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from codetrial.core import Task, UsageError
 from codetrial.sandbox import Limits, Sandbox
 from codetrial.suites.base import Grade, Suite, suite
+from codetrial.suites.compiled_checks import remember_code
 from codetrial.suites.grading import CallCheck, grade_by_value
 from codetrial.suites.recorded_calls import remember_calls
 
@@ -59,7 +60,9 @@ class HumanEval(Suite):
                  data={k: p[k] for k in ("entry_point", "canonical_solution", "test")})
             for p in problems_from(data)
         ]
-        remember_calls("human-eval-calls", data, (call_check(t) for t in tasks))
+        checks = [call_check(t) for t in tasks]
+        remember_calls("human-eval-calls", data, checks)
+        remember_code("human-eval-code", data, checks)
         return tasks
 
     def version(self) -> str:
