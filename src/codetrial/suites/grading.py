@@ -97,7 +97,7 @@ async def grade_by_value(check: CallCheck, code: str, sandbox: Sandbox, limits: 
     whole check runs in the sandbox instead, apart from the model's code (codetrial_judge)."""
     calls = record_calls(check)
     program = judged_program("answer_calls", code, check.entry)
-    outcome = await sandbox.run(Program(code=program, stdin=json.dumps(calls)), limits)
+    outcome = await sandbox.run(Program(code=program, stdin=_calls_text(check, calls)), limits)
     try:
         replayed = replay(check, calls, answers_of(outcome), outcome)
     except Diverged:
@@ -138,6 +138,17 @@ def known_calls(check: CallCheck, calls: list[Any]) -> None:
     """What record_calls(check) would return, recorded earlier (a wrong list costs speed, not
     verdicts: replay compares every call the test makes with it)."""
     _recorded[check] = calls
+
+
+_calls_texts: dict[CallCheck, tuple[list[Any], str]] = {}
+
+
+def _calls_text(check: CallCheck, calls: list[Any]) -> str:
+    """`calls` (record_calls(check)) as the JSON the program reads, written once per list."""
+    known = _calls_texts.get(check)
+    if known is None or known[0] is not calls:
+        known = _calls_texts[check] = (calls, json.dumps(calls))
+    return known[1]
 
 
 def _record(check: CallCheck) -> list[Any]:
@@ -242,23 +253,29 @@ def _exec_source(source: str, filename: str, namespace: dict[str, Any]) -> None:
 
 
 def _namespace() -> dict[str, Any]:
-    """Globals for trusted test code: `import random` gives a generator of its own, seeded."""
-    own_random = _seeded_random()
+    """Globals for trusted test code: `import random` gives a generator of its own, seeded
+    (made at the first import: most tests never draw)."""
+    own_random: list[types.ModuleType] = []
 
     def importer(name: str, *args: Any, **kwargs: Any) -> Any:
         if name == "random":
-            return own_random
+            if not own_random:
+                own_random.append(_seeded_random())
+            return own_random[0]
         return builtins.__import__(name, *args, **kwargs)
 
     return {"__name__": "__check__", "__builtins__": {**vars(builtins), "__import__": importer}}
+
+
+# random's functions that draw from its hidden generator (its classes stay as they are)
+_DRAWING = [name for name in random.__all__ if not isinstance(getattr(random, name), type)]
 
 
 def _seeded_random() -> types.ModuleType:
     generator = random.Random(RANDOM_SEED)
     module = types.ModuleType("random")
     module.__dict__.update(vars(random))
-    module.__dict__.update({name: getattr(generator, name) for name in random.__all__
-                            if not isinstance(getattr(random, name), type)})
+    module.__dict__.update({name: getattr(generator, name) for name in _DRAWING})
     return module
 
 
@@ -286,13 +303,23 @@ def answers_of(outcome: Outcome) -> list[Any]:
     return [a for a in _printed(outcome) if not _is_tried(a)]
 
 
+_TRIED_LINE = ANSWER_PREFIX + '{"tried": '  # how the judges print one (json.dumps)
+
+
 def tried_of(outcome: Outcome) -> list[str]:
     """What the code under test tried ("kind:detail"), as the judges report it: the audit
     hook's findings, for the report only (a verdict never depends on them)."""
     report = outcome.report if isinstance(outcome.report, list) else []
-    found = [str(t) for item in [*report, *_printed(outcome)] if _is_tried(item)
+    found = [str(t) for item in [*report, *_printed_tried(outcome)] if _is_tried(item)
              and isinstance(item["tried"], list) for t in item["tried"]]
     return list(dict.fromkeys(found))[:50]
+
+
+def _printed_tried(outcome: Outcome) -> list[Any]:
+    """The printed answer lines that say what was tried (the others are not parsed)."""
+    if _TRIED_LINE not in outcome.stdout:
+        return []
+    return [item for item in _printed(outcome) if _is_tried(item)]
 
 
 def tried_details(outcome: Outcome) -> dict[str, Any]:
