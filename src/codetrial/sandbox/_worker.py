@@ -129,8 +129,8 @@ def status_field(status: bytes, name: bytes) -> bytes:
     return status[start:status.find(b"\n", start)].strip()
 
 
-def vm_size_bytes() -> int:
-    return int(status_field(own_status(), b"VmSize").split()[0] or 0) * 1024
+def vm_size_bytes(status: bytes) -> int:
+    return int(status_field(status, b"VmSize").split()[0] or 0) * 1024
 
 
 def read_small(path: str) -> bytes | None:
@@ -340,15 +340,16 @@ def enter_sandbox(req: dict, wd: str, cfg: dict, argv_mode: bool) -> None:
         os.close(fd)
     except OSError:
         pass
-    drop_privileges(cfg)
+    status = drop_privileges(cfg)
     prctl(PR_SET_NO_NEW_PRIVS, 1)
     write_files(wd, req.get("files") or {})
     os.chdir(wd)
-    set_environment(req, wd, cfg, argv_mode)
-    set_limits(req["limits"], cfg)
+    set_environment(req, argv_mode)
+    set_limits(req["limits"], cfg, vm_size_bytes(status))
 
 
-def drop_privileges(cfg: dict) -> None:
+def drop_privileges(cfg: dict) -> bytes:
+    """Returns /proc/self/status as read to check the result."""
     uid, gid = cfg.get("uid"), cfg.get("gid")
     if uid is not None:
         os.setgroups([])
@@ -361,6 +362,7 @@ def drop_privileges(cfg: dict) -> None:
         raise RuntimeError(f"capabilities left after dropping privileges: {caps}")
     if uid is not None and (os.getresuid() != (uid,) * 3 or os.getresgid() != (gid,) * 3):
         raise RuntimeError("could not switch to the sandbox uid/gid")
+    return status
 
 
 def check_file_name(name: str) -> str | None:
@@ -380,19 +382,25 @@ def write_files(wd: str, files: dict) -> None:
             fh.write(data)
 
 
-def set_environment(req: dict, wd: str, cfg: dict, argv_mode: bool) -> None:
-    env = {
+def program_environment(cfg: dict) -> dict[str, str]:
+    """Every program's environment, before a request adds its own."""
+    wd = cfg["workdir"]
+    return {
         "PATH": cfg["path"], "HOME": wd, "TMPDIR": wd, "LANG": "C.UTF-8",
         "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
         # the JVM ignores TMPDIR, and /tmp is not the program's to write
         "JAVA_TOOL_OPTIONS": f"-Djava.io.tmpdir={wd}",
     }
+
+
+def set_environment(req: dict, argv_mode: bool) -> None:
+    """The worker's own environment is already every program's (see prepare): a child only
+    adds what varies, instead of rebuilding all of it after every fork."""
+    extra = dict(req.get("env") or {})
     if argv_mode:
-        env["CODETRIAL_NONCE_FD"] = str(ARGV_NONCE_FD)
-        env["CODETRIAL_REPORT_FD"] = str(ARGV_REPORT_FD)
-    env.update(req.get("env") or {})
-    os.environ.clear()
-    os.environ.update(env)
+        extra["CODETRIAL_NONCE_FD"] = str(ARGV_NONCE_FD)
+        extra["CODETRIAL_REPORT_FD"] = str(ARGV_REPORT_FD)
+    os.environ.update(extra)
 
 
 def own_process_count() -> int:
@@ -409,9 +417,10 @@ def set_limit(which: int, soft: int, hard: int | None = None) -> None:
     resource.setrlimit(which, (soft, hard))
 
 
-def set_limits(limits: dict, cfg: dict) -> None:
-    """Limits relative to need, in the child only (an absolute address-space limit inherited
-    from a big parent breaks thread start-up; RLIMIT_NPROC counts every process of the uid)."""
+def set_limits(limits: dict, cfg: dict, vm_size: int) -> None:
+    """Limits relative to need (`vm_size`: the child's address space now), in the child only
+    (an absolute address-space limit inherited from a big parent breaks thread start-up;
+    RLIMIT_NPROC counts every process of the uid)."""
     set_limit(resource.RLIMIT_CORE, 0)
     cpu = max(1, math.ceil(limits["cpu_seconds"]))
     set_limit(resource.RLIMIT_CPU, cpu, cpu + 1)
@@ -420,7 +429,7 @@ def set_limits(limits: dict, cfg: dict) -> None:
     if cfg.get("uid") is None:  # the uid is shared with the harness: count what already runs
         nproc += own_process_count()
     set_limit(resource.RLIMIT_NPROC, nproc)
-    set_limit(resource.RLIMIT_AS, vm_size_bytes() + int(limits["memory_mb"] * MB))
+    set_limit(resource.RLIMIT_AS, vm_size + int(limits["memory_mb"] * MB))
 
 
 def exec_argv(argv: list[str], setup_fd: int) -> None:
@@ -433,13 +442,24 @@ def exec_argv(argv: list[str], setup_fd: int) -> None:
         os._exit(127)
 
 
-def fresh_std_streams() -> None:
-    opts = {"encoding": "utf-8", "closefd": False}
-    sys.stdin = sys.__stdin__ = open(0, errors="replace", **opts)
-    sys.stdout = sys.__stdout__ = open(1, "w", errors="backslashreplace", buffering=1,
-                                       **opts)
-    sys.stderr = sys.__stderr__ = open(2, "w", errors="backslashreplace", buffering=1,
-                                       **opts)
+class StdStreams:
+    """A program's stdin, stdout and stderr on fds 0-2, made once in the worker: a child gets
+    them with empty buffers, since the worker never reads or writes them (its own fds 0-2 are
+    /dev/null, and its sys streams stay apart)."""
+
+    def __init__(self) -> None:
+        opts = {"encoding": "utf-8", "closefd": False}
+        self.stdin = open(0, errors="replace", **opts)
+        self.stdout = open(1, "w", errors="backslashreplace", buffering=1, **opts)
+        self.stderr = open(2, "w", errors="backslashreplace", buffering=1, **opts)
+
+    def install(self) -> None:
+        sys.stdin = sys.__stdin__ = self.stdin
+        sys.stdout = sys.__stdout__ = self.stdout
+        sys.stderr = sys.__stderr__ = self.stderr
+
+
+STREAMS: list[StdStreams] = []  # made by prepare
 
 
 def print_user_traceback(exc: BaseException) -> None:
@@ -473,7 +493,7 @@ def run_code(code: str, wd: str, nonce: str, setup_fd: int) -> None:
     sys.argv = [PROGRAM_NAME]
     sys.path.insert(0, wd)
     sys.dont_write_bytecode = True
-    fresh_std_streams()
+    STREAMS[0].install()
     signal.signal(signal.SIGINT, signal.default_int_handler)
     os.close(setup_fd)
     message: dict = {"nonce": nonce, "pid": os.getpid(), "completed": False}
@@ -1073,6 +1093,9 @@ def prepare(cfg: dict) -> None:
             pass
     for name, path in cfg.get("modules", {}).items():
         load_module(name, path)
+    os.environ.clear()
+    os.environ.update(program_environment(cfg))
+    STREAMS.append(StdStreams())
     gc.freeze()  # children share these objects' pages instead of copying them on their first GC
     prctl(PR_SET_NO_NEW_PRIVS, 1)
     if SECCOMP is not None:  # here, once: every child inherits the filter (and nothing we do
