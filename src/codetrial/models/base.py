@@ -39,9 +39,20 @@ class Request:
 
     def cache_key_fields(self) -> dict[str, Any]:
         """Every field but `reference` (never part of a key: asdict would copy the whole
-        reference reply each time), copied so callers may change them."""
-        return {f.name: deepcopy(getattr(self, f.name)) for f in fields(self)
-                if f.name != "reference"}
+        reference reply each time), copied so callers may change them (strings and numbers
+        need no copy)."""
+        return {name: _copied(getattr(self, name)) for name in _KEY_FIELDS}
+
+
+def _copied(value: Any) -> Any:
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return list(value)  # stop sequences
+    return deepcopy(value)
+
+
+_KEY_FIELDS = tuple(f.name for f in fields(Request) if f.name != "reference")
 
 
 @dataclass
