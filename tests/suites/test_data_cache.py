@@ -48,6 +48,10 @@ def test_recorded_once_then_read_back(tmp_path, fresh, checks, monkeypatch):
     remember_calls("calls", DATA, checks, tmp_path)
     assert len(fresh) == 3  # nothing recorded again
     assert [grading.record_calls(c) for c in checks] == expected
+    stored = json.loads(path.read_bytes().split(b"\n", 1)[1])
+    for check, calls in zip(checks, expected, strict=True):  # what the program reads
+        text = grading.calls_text(check, grading.record_calls(check))
+        assert text == stored[check_key(check)] and json.loads(text) == calls
 
 
 def test_other_data_is_another_file(tmp_path, fresh, checks):
@@ -60,7 +64,7 @@ def tampered(path) -> None:
     header, body = path.read_bytes().split(b"\n", 1)
     entries = json.loads(body)
     key = next(iter(entries))
-    entries[key] = [[[123456], {}]]
+    entries[key] = json.dumps([[[123456], {}]])
     path.write_bytes(header + b"\n" + json.dumps(entries).encode())
 
 
@@ -103,11 +107,12 @@ def test_a_forged_list_with_a_valid_digest_changes_no_verdict(tmp_path, fresh, c
     cache = next((ct_home / "suite-data").glob("human-eval-calls-*.json"))
     header, body = cache.read_bytes().split(b"\n", 1)
     entries = json.loads(body)
-    entries[check_key(check)] = [[[[1.0, 2.0]], {"d": []}]]  # not what the test will ask
+    forged = [[[[1.0, 2.0]], {"d": []}]]  # not what the test will ask
+    entries[check_key(check)] = json.dumps(forged)
     SuiteDataCache("human-eval-calls", json.loads(header)["key"], ct_home).save(entries)
     grading._recorded.clear()  # the fixture's own dict
     remember_calls("human-eval-calls", data, [check])
-    assert grading.record_calls(check) == entries[check_key(check)]  # the forgery was read
+    assert grading.record_calls(check) == forged  # the forgery was read
 
     async def grades() -> tuple:
         async with Sandbox(workers=1) as sandbox:

@@ -97,7 +97,7 @@ async def grade_by_value(check: CallCheck, code: str, sandbox: Sandbox, limits: 
     whole check runs in the sandbox instead, apart from the model's code (codetrial_judge)."""
     calls = record_calls(check)
     program = judged_program("answer_calls", code, check.entry)
-    outcome = await sandbox.run(Program(code=program, stdin=_calls_text(check, calls)), limits)
+    outcome = await sandbox.run(Program(code=program, stdin=calls_text(check, calls)), limits)
     try:
         replayed = replay(check, calls, answers_of(outcome), outcome)
     except Diverged:
@@ -134,16 +134,18 @@ def record_calls(check: CallCheck) -> list[Any]:
     return calls
 
 
-def known_calls(check: CallCheck, calls: list[Any]) -> None:
+def known_calls(check: CallCheck, calls: list[Any], text: str | None = None) -> None:
     """What record_calls(check) would return, recorded earlier (a wrong list costs speed, not
-    verdicts: replay compares every call the test makes with it)."""
+    verdicts: replay compares every call the test makes with it); `text`: the same as JSON."""
     _recorded[check] = calls
+    if text is not None:
+        _calls_texts[check] = (calls, text)
 
 
 _calls_texts: dict[CallCheck, tuple[list[Any], str]] = {}
 
 
-def _calls_text(check: CallCheck, calls: list[Any]) -> str:
+def calls_text(check: CallCheck, calls: list[Any]) -> str:
     """`calls` (record_calls(check)) as the JSON the program reads, written once per list."""
     known = _calls_texts.get(check)
     if known is None or known[0] is not calls:

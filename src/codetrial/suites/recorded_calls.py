@@ -15,6 +15,7 @@ import json
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from codetrial.sandbox import _plain
 from codetrial.suites import grading
@@ -23,8 +24,13 @@ from codetrial.suites.grading import CallCheck
 
 
 def check_key(check: CallCheck) -> str:
-    text = json.dumps([check.prelude, check.test, check.entry, check.reference])
-    return hashlib.sha256(text.encode()).hexdigest()
+    """A digest of the check's four sources, each with its length (hashed as they are:
+    JSON-escaping them first cost more than the hashing)."""
+    digest = hashlib.sha256()
+    for part in (check.prelude, check.test, check.entry, check.reference):
+        data = part.encode()
+        digest.update(len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()
 
 
 def recording_code() -> bytes:
@@ -40,12 +46,23 @@ def remember_calls(name: str, data: bytes, checks: Iterable[CallCheck],
     store them. `data` is the bytes the checks come from; `name` names the cache file."""
     cache = SuiteDataCache(name, data_key(data, recording_code()), home)
     loaded = cache.load()
-    entries = {key: calls for key, calls in loaded.items() if isinstance(calls, list)}
+    entries = {key: text for key, text in loaded.items() if isinstance(text, str)}
     for check in checks:
         key = check_key(check)
-        if key in entries:
-            grading.known_calls(check, entries[key])
+        calls = _decoded(entries.get(key))
+        if calls is not None:
+            grading.known_calls(check, calls, entries[key])
         else:
-            entries[key] = grading.record_calls(check)
+            entries[key] = grading.calls_text(check, grading.record_calls(check))
     if entries != loaded:
         cache.save(entries)
+
+
+def _decoded(text: str | None) -> list[Any] | None:
+    """A stored list of calls: kept as the JSON text the sandboxed program reads, so that it
+    is not written again for every sample."""
+    try:
+        calls = json.loads(text) if text is not None else None
+    except (ValueError, RecursionError):
+        return None
+    return calls if isinstance(calls, list) else None
