@@ -72,3 +72,32 @@ def test_an_unknown_name_is_a_usage_error_listing_the_known_ones(things):
     _, registry = things
     with pytest.raises(UsageError, match="unknown thing 'omega': use one of alpha, beta"):
         registry.get("omega")
+
+
+def test_two_threads_looking_up_at_once_both_see_every_name(things, tmp_path):
+    """The command line builds the sandbox in a thread while the main thread prepares the run:
+    both may look up the same suite. The one that comes second must not find the registry
+    marked loaded while the first is still importing its modules."""
+    import threading
+
+    pkg, registry = things
+    (tmp_path / pkg / "slow.py").write_text(textwrap.dedent(f"""
+        import time
+        from {pkg} import thing
+        time.sleep(0.3)
+        thing("slow")(lambda: "slow")
+    """))
+    errors: list[str] = []
+
+    def look_up() -> None:
+        try:
+            registry.get("omega")
+        except UsageError as exc:
+            errors.append(str(exc))
+
+    threads = [threading.Thread(target=look_up) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == ["unknown thing 'omega': use one of alpha, beta, delta, gamma, slow"] * 2

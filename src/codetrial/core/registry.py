@@ -12,6 +12,7 @@ import functools
 import importlib
 import pkgutil
 import re
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -28,6 +29,7 @@ class Registry(Generic[T]):
         self.package = package
         self._entries: dict[str, T] = {}
         self._loaded = False
+        self._lock = threading.RLock()  # a lookup may run in two threads (see runner.executors)
 
     def register(self, name: str) -> Callable[[T], T]:
         def add(entry: T) -> T:
@@ -48,20 +50,22 @@ class Registry(Generic[T]):
         return self._entries[name]
 
     def _load_one(self, name: str) -> None:
-        module = _decorated_names(self.package).get(name)
-        if module is not None:
-            importlib.import_module(module)
-        if name not in self._entries:
-            self._load()
+        with self._lock:
+            module = _decorated_names(self.package).get(name)
+            if module is not None:
+                importlib.import_module(module)
+            if name not in self._entries:
+                self._load()
 
     def _load(self) -> None:
-        if self._loaded:
-            return
-        self._loaded = True
-        package = importlib.import_module(self.package)
-        for info in pkgutil.iter_modules(package.__path__):
-            if not info.name.startswith("_"):
-                importlib.import_module(f"{self.package}.{info.name}")
+        with self._lock:
+            if self._loaded:
+                return
+            package = importlib.import_module(self.package)
+            for info in pkgutil.iter_modules(package.__path__):
+                if not info.name.startswith("_"):
+                    importlib.import_module(f"{self.package}.{info.name}")
+            self._loaded = True
 
 
 @functools.cache
