@@ -34,3 +34,26 @@ def test_saved_samples_survive_sigkill_and_a_cut_transaction_leaves_nothing(tmp_
     assert sorted(s.task_id for s in samples) == sorted(f"T/{i}" for i in range(20))
     assert all(s.passed and s.attempts[0].tests for s in samples)
     assert store.finished_keys("r1") == {(f"T/{i}", 0) for i in range(20)}
+
+
+FROZEN_THEN_EXIT = """
+import gc, sys
+from pathlib import Path
+from codetrial.core import Attempt, Sample, Verdict
+from codetrial.store import RunRecord, Store
+gc.disable()
+store = Store(Path(sys.argv[1]))
+store.cycle = store  # freed only by the cyclic collector, which is off, then frozen out
+store.create_run(RunRecord("r1", "humaneval", "reference", {}))
+store.save_sample("r1", Sample("T/0", 0, [Attempt(1, Verdict.PASSED)]))
+del store
+gc.freeze()
+"""
+
+
+def test_a_store_never_closed_nor_freed_is_closed_at_exit(tmp_path):
+    """As a run whose command froze the collector leaves it: the log is folded in and gone."""
+    db = tmp_path / "runs.sqlite"
+    subprocess.run([sys.executable, "-c", FROZEN_THEN_EXIT, str(db)], timeout=120, check=True)
+    assert not db.with_name("runs.sqlite-wal").exists()
+    assert [s.task_id for s in Store(db).load_samples("r1")] == ["T/0"]

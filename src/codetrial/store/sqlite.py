@@ -19,6 +19,7 @@ import json
 import secrets
 import sqlite3
 import time
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,12 +74,15 @@ class Store:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        # closed at exit even if never closed nor freed (say, frozen by gc.freeze()): the last
+        # connection's close folds the write-ahead log into the file and removes it
+        self._closing = weakref.finalize(self, self._db.close)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)
 
     def close(self) -> None:
-        self._db.close()
+        self._closing()
 
     # runs -----------------------------------------------------------------
     def create_run(self, run: RunRecord) -> None:
