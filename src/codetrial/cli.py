@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
 from codetrial.core import UsageError
 from codetrial.lazy_commands import LazyGroup, lazy_groups
 
 if TYPE_CHECKING:  # imported by the commands that use them: `--help` needs none of them
+    from rich.console import Console
+
     from codetrial.core import Sample
     from codetrial.runner import RunConfig
     from codetrial.store import Store
@@ -26,17 +29,35 @@ GROUPS = {
 }
 app = typer.Typer(cls=lazy_groups(GROUPS), add_completion=False, pretty_exceptions_enable=False,
                   no_args_is_help=True, help="Evaluate code-writing language models in a sandbox.")
-err = Console(stderr=True)
-out = Console()
+
+
+@functools.cache
+def console() -> Console:
+    """rich, for what is printed on stdout (summaries, tables): imported only by the commands
+    that print them."""
+    from rich.console import Console
+
+    return Console()
+
+
+def note(text: str) -> None:
+    """A line for the user on stderr, as it is (a log keeps it whole: no wrapping)."""
+    print(text, file=sys.stderr, flush=True)
 
 
 StoreOpt = Annotated[Path | None, typer.Option("--store", help="Run store (SQLite file).")]
 
 
 def open_store(path: Path | None) -> Store:
+    import sqlite3
+
     from codetrial.store import open_store as open_path
 
-    return open_path(path)
+    try:
+        return open_path(path)
+    except (OSError, sqlite3.Error) as exc:
+        where = f"--store {path}" if path else "the run store"
+        raise UsageError(f"{where}: cannot be opened ({exc})") from None
 
 
 def parse_options(pairs: list[str]) -> dict[str, Any]:
@@ -92,11 +113,9 @@ def run(
     store_path: StoreOpt = None,
 ) -> None:
     """Evaluate a model on a suite (or resume a run), storing every sample as it finishes."""
-    import asyncio
+    from codetrial.runner import RunConfig, executors
 
-    from codetrial.runner import RunConfig
-
-    store = open_store(store_path)
+    store = open_store(store_path) if resume else None
     if resume:
         stored = store.get_run(resume).config
         config = RunConfig.from_dict(stored | {"executor": executor,
@@ -119,10 +138,14 @@ def run(
             executor=executor, ray_address=ray_address, cache=not no_cache,
             request_timeout=request_timeout,
         )
+    executors.begin_local(config)  # the sandbox starts while the rest is imported
+    import asyncio
+
+    store = store or open_store(store_path)
     try:
         run_id = asyncio.run(run_async(store, config, resume))
     except KeyboardInterrupt:
-        err.print("interrupted: resume with  codetrial run --resume RUN_ID (see codetrial report)")
+        note("interrupted: resume with  codetrial run --resume RUN_ID (see codetrial report)")
         raise typer.Exit(130) from None
     show(store, run_id, as_json)
 
@@ -146,7 +169,7 @@ async def run_async(store: Store, config: RunConfig, resume: str | None) -> str:
     try:
         run_id = resume or start_run(store, plan)
         work = pending(store, run_id, plan)
-        err.print(f"run {run_id}: {config.suite} x {plan.model.name}, "
+        note(f"run {run_id}: {config.suite} x {plan.model.name}, "
                   f"{len(plan.tasks)} tasks x {config.samples} samples, {len(work)} to do")
         with progress_bar(len(work), plan.limiter) as on_sample:
             await execute(store, run_id, plan, work, on_sample)
@@ -155,9 +178,44 @@ async def run_async(store: Store, config: RunConfig, resume: str | None) -> str:
     return run_id
 
 
+class Tally:
+    """The running pass rate (infra errors left out) and the API limiter's state."""
+
+    def __init__(self, limiter: Any = None) -> None:
+        self.limiter, self.done, self.passed, self.graded = limiter, 0, 0, 0
+
+    def add(self, sample: Sample) -> None:
+        self.done += 1
+        if not sample.is_infra_error:
+            self.graded += 1
+            self.passed += sample.passed
+
+    @property
+    def rate(self) -> str:
+        return f"{self.passed / self.graded:.1%}" if self.graded else "-"
+
+    @property
+    def api(self) -> str:
+        return str(self.limiter.state()) if self.limiter is not None else ""
+
+
 @contextmanager
 def progress_bar(total: int, limiter: Any = None) -> Iterator[Callable[[Sample], None]]:
-    """A bar with ETA, the running pass rate (infra errors left out) and the API limiter."""
+    """A live bar with ETA on a terminal; elsewhere (a log, a pipe) a plain line now and
+    then and one at the end, which needs neither rich nor a refresh thread."""
+    tally = Tally(limiter)
+    display = _live_bar if sys.stderr.isatty() else _progress_lines
+    with display(total, tally) as update:
+        def on_sample(sample: Sample) -> None:
+            tally.add(sample)
+            update()
+
+        yield on_sample
+
+
+@contextmanager
+def _live_bar(total: int, tally: Tally) -> Iterator[Callable[[], None]]:
+    from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -170,19 +228,30 @@ def progress_bar(total: int, limiter: Any = None) -> Iterator[Callable[[Sample],
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("pass {task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
                TextColumn("{task.fields[api]}"))
-    with Progress(*columns, console=err) as progress:
+    with Progress(*columns, console=Console(stderr=True)) as progress:
         bar = progress.add_task("samples", total=total, rate="-", api="")
-        counts = {"passed": 0, "graded": 0}
+        yield lambda: progress.update(bar, advance=1, rate=tally.rate, api=tally.api)
 
-        def on_sample(sample: Sample) -> None:
-            if not sample.is_infra_error:
-                counts["graded"] += 1
-                counts["passed"] += sample.passed
-            rate = f"{counts['passed'] / counts['graded']:.1%}" if counts["graded"] else "-"
-            api = str(limiter.state()) if limiter is not None else ""
-            progress.update(bar, advance=1, rate=rate, api=api)
 
-        yield on_sample
+PLAIN_PROGRESS_SECONDS = 10.0
+
+
+@contextmanager
+def _progress_lines(total: int, tally: Tally) -> Iterator[Callable[[], None]]:
+    start = last = time.monotonic()
+
+    def line() -> str:
+        return (f"samples {tally.done}/{total} pass {tally.rate} "
+                f"{time.monotonic() - start:.0f}s {tally.api}").rstrip()
+
+    def update() -> None:
+        nonlocal last
+        if time.monotonic() - last >= PLAIN_PROGRESS_SECONDS:
+            last = time.monotonic()
+            note(line())
+
+    yield update
+    note(line())
 
 
 def show(store: Store, run_id: str, as_json: bool) -> None:
@@ -194,7 +263,7 @@ def show(store: Store, run_id: str, as_json: bool) -> None:
     else:
         from codetrial.report.terminal import print_summary
 
-        print_summary(summary, out)
+        print_summary(summary, console())
 
 
 @app.command()
@@ -217,7 +286,7 @@ def report(
         from codetrial.report.html_report import write_html_report
 
         write_html_report(store, run_ids, html_path, png_dir=png_dir, perf_files=perf)
-        err.print(f"wrote {html_path}" + (f" and charts as PNG in {png_dir}" if png_dir else ""))
+        note(f"wrote {html_path}" + (f" and charts as PNG in {png_dir}" if png_dir else ""))
         return
     for run_id in run_ids:
         show(store, run_id, as_json)
@@ -242,7 +311,7 @@ def compare(
                           "difference": result.difference.as_dict(), "p_value": result.p_value,
                           "a_only": result.a_only, "b_only": result.b_only}))
     else:
-        print_comparison(run_a, run_b, result, out)
+        print_comparison(run_a, run_b, result, console())
 
 
 @app.command()
@@ -307,7 +376,7 @@ def doctor(
     for check in results:
         colour, word = ("green", "ok  ") if check.ok else (
             ("red", "FAIL") if check.required else ("yellow", "warn"))
-        out.print(f"[{colour}]{word}[/] {check.name}: {check.detail}", highlight=False,
+        console().print(f"[{colour}]{word}[/] {check.name}: {check.detail}", highlight=False,
                   soft_wrap=True)
     if any(c.required and not c.ok for c in results):
         raise typer.Exit(1)

@@ -44,6 +44,8 @@ def test_reference_chat_protocol_passes(cli):
     (["run", "--resume", "20990101-000000-dead"], "unknown run id"),
     (["run", "humaneval", "--model", "reference", "-n", "0"], "'samples'"),
     (["run", "humaneval", "--model", "reference", "--executor", "nope"], "'executor'"),
+    (["run", "humaneval", "--model", "reference", "--store", "/proc/none/runs.sqlite"],
+     "--store /proc/none/runs.sqlite: cannot be opened"),
 ])
 def test_bad_input_is_one_line_and_exit_2(cli, ct_home, args, message):
     result = cli(*args)

@@ -49,3 +49,15 @@ def test_run_humaneval_imports_only_what_it_uses(ct_home):
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert '"passed": 2' in proc.stdout
     assert not names & NEVER_FOR_RUN, names & NEVER_FOR_RUN
+
+
+def test_a_run_logged_to_a_file_prints_plain_lines_without_rich(ct_home):
+    """stderr is a pipe here, as in CI logs: no live bar (and no rich to import for it), but
+    the run's line and a last progress line, whole."""
+    names, proc = imported(ct_home, "run", "humaneval", "--model", "reference", "--limit", "3",
+                           "--json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert not {n for n in names if n == "rich" or n.startswith("rich.")}
+    lines = proc.stderr.strip().splitlines()
+    assert lines[0].startswith("run ") and lines[0].endswith("3 tasks x 1 samples, 3 to do")
+    assert lines[-1].startswith("samples 3/3 pass 100.0% ")
