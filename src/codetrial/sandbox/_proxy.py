@@ -33,7 +33,6 @@ import operator
 import os
 import struct
 import sys
-import threading
 import types
 
 __unittest = True  # unittest leaves this module's frames out of the tracebacks it prints
@@ -304,6 +303,8 @@ class Connection:
         self.frames_of = None  # the subject: frames of an exception, for the other side
         self.around_call = None  # the tests' side: runs a call under the caller's frames
         self.stack_of = None  # the subject: its frames, sent with each call it makes
+        import threading  # here: a worker that loads this module stays without it (_worker)
+
         self.lock = threading.RLock()
 
     # -------------------------------------------------------- sending and receiving
