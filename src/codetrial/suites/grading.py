@@ -226,7 +226,8 @@ def check_sources(check: CallCheck) -> tuple[tuple[str, str], ...]:
 
 def compiled(source: str, filename: str) -> CodeType:
     """The code of `source`: given by known_code (read from the suite data cache), else
-    compiled here (always with its asserts: the checks are asserts, whatever -O says)."""
+    compiled here, as Python runs a file: none of this module's __future__ flags, and asserts
+    kept whatever -O says (the checks are asserts)."""
     code = _known_code.get((source, filename))
     return code if code is not None else _compile(source, filename)
 
@@ -238,7 +239,7 @@ def known_code(source: str, filename: str, code: CodeType) -> None:
 
 @functools.lru_cache(maxsize=512)
 def _compile(source: str, filename: str) -> CodeType:
-    return compile(source, filename, "exec", optimize=0)
+    return compile(source, filename, "exec", dont_inherit=True, optimize=0)
 
 
 def _run_check(check: CallCheck, candidate: Callable[..., Any]) -> None:
