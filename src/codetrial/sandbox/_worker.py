@@ -342,8 +342,7 @@ def enter_sandbox(req: dict, wd: str, cfg: dict, argv_mode: bool) -> None:
         os.close(fd)
     except OSError:
         pass
-    status = drop_privileges(cfg)
-    prctl(PR_SET_NO_NEW_PRIVS, 1)
+    status = drop_privileges(cfg)  # no_new_privs and seccomp: set in the worker, inherited
     write_files(wd, req.get("files") or {})
     os.chdir(wd)
     set_environment(req, argv_mode)
