@@ -113,7 +113,7 @@ def run(
     store_path: StoreOpt = None,
 ) -> None:
     """Evaluate a model on a suite (or resume a run), storing every sample as it finishes."""
-    from codetrial.runner import RunConfig, executors
+    from codetrial.runner import RunConfig, early
 
     store = open_store(store_path) if resume else None
     if resume:
@@ -138,7 +138,7 @@ def run(
             executor=executor, ray_address=ray_address, cache=not no_cache,
             request_timeout=request_timeout,
         )
-    executors.begin_local(config)  # the sandbox starts while the rest is imported
+    early.begin(config)  # the sandbox starts while the rest is imported
     import asyncio
 
     store = store or open_store(store_path)

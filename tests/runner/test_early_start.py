@@ -1,4 +1,4 @@
-"""The command line begins the run's sandbox before it imports the engine (executors.begin_local):
+"""The command line begins the run's sandbox before it imports the engine (runner.early.begin):
 prepare takes that sandbox when it wants the same one, closes it when it wants another, and
 starts its own when the early build failed."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from codetrial.runner import RunConfig, executors, prepare
+from codetrial.runner import RunConfig, early, executors, prepare
 from codetrial.runner.hidden import hidden_paths
 from codetrial.sandbox import Program
 from codetrial.sandbox.procs import descendants
@@ -19,19 +19,20 @@ from codetrial.suites import create_suite
 
 @pytest.fixture(autouse=True)
 def no_leftover_start():
-    executors._early.clear()
+    early._begun.clear()
     yield
-    assert not executors._early  # every test takes or drops what it began
+    assert not early._begun  # every test takes or drops what it began
 
 
 def early_executor() -> executors.LocalExecutor:
-    _, local = executors._early[0].result(timeout=60)
-    return local
+    build = early._begun[0]
+    assert build.done.wait(60) and build.error is None, build.error
+    return build.local
 
 
 def test_prepare_takes_the_sandbox_begun_for_the_same_run(ct_home):
     config = RunConfig(suite="humaneval", model="reference", limit=2, cache=False)
-    executors.begin_local(config)
+    early.begin(config)
     begun = early_executor()
 
     async def prepared() -> tuple[object, str]:
@@ -48,7 +49,7 @@ def test_prepare_takes_the_sandbox_begun_for_the_same_run(ct_home):
 
 def test_a_sandbox_begun_for_other_options_is_closed_and_another_started(ct_home):
     before = set(descendants(os.getpid()))
-    executors.begin_local(RunConfig(suite="humaneval", model="reference", sandbox_workers=1))
+    early.begin(RunConfig(suite="humaneval", model="reference", sandbox_workers=1))
     begun = early_executor()
     suite = create_suite("humaneval", {})
     config = RunConfig(suite="humaneval", model="reference", sandbox_workers=2)
@@ -66,9 +67,9 @@ def test_a_sandbox_begun_for_other_options_is_closed_and_another_started(ct_home
 
 def test_an_early_build_that_failed_leaves_prepare_to_report_the_error(ct_home):
     config = RunConfig(suite="no-such-suite", model="reference")
-    executors.begin_local(config)
-    with pytest.raises(Exception, match="unknown suite"):
-        executors._early[0].result(timeout=60)
+    early.begin(config)
+    build = early._begun[0]
+    assert build.done.wait(60) and "unknown suite" in str(build.error)
 
     async def started() -> executors.Executor:
         executor = await executors.start_executor(config, (), ())
@@ -79,20 +80,21 @@ def test_an_early_build_that_failed_leaves_prepare_to_report_the_error(ct_home):
 
 
 def test_only_the_local_executor_is_begun_early(ct_home):
-    executors.begin_local(RunConfig(suite="humaneval", model="reference", executor="ray"))
-    assert executors._early == []
+    early.begin(RunConfig(suite="humaneval", model="reference", executor="ray"))
+    assert early._begun == []
 
 
-def test_the_command_line_imports_no_engine_before_it_begins_the_sandbox():
-    """What begin_local needs (executors, and through it the sandbox) does not pull in the
-    engine, the models or the protocols."""
+def test_the_command_line_imports_nothing_heavy_before_it_begins_the_sandbox():
+    """What the command imports to begin the sandbox (runner.early, the config) pulls in
+    neither the engine nor the sandbox nor asyncio: the thread imports those."""
     import subprocess
     import sys
 
-    probe = ("import sys, codetrial.runner.executors; "
-             "print(sorted(m for m in sys.modules if m.startswith('codetrial.')))")
+    probe = ("import sys, codetrial.runner.early, codetrial.runner.config; "
+             "print(sorted(m for m in sys.modules if m.startswith(('codetrial.', 'asyncio'))))")
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                             check=True, cwd=Path(__file__).parent).stdout
-    for heavy in ("codetrial.runner.engine", "codetrial.models", "codetrial.protocols",
-                  "codetrial.store.sqlite"):
+    for heavy in ("codetrial.runner.engine", "codetrial.runner.executors", "codetrial.sandbox",
+                  "codetrial.models", "codetrial.protocols", "codetrial.store.sqlite",
+                  "asyncio"):
         assert f"'{heavy}'" not in loaded, loaded

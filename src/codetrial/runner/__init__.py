@@ -1,7 +1,7 @@
 """Plans and drives runs.
 
-The names are imported when first used: the command line starts the sandbox (see
-`executors.begin_local`) before it imports the engine and everything the engine needs.
+The names are imported when first used: the command line begins the sandbox (runner.early)
+before it imports the engine and everything the engine needs.
 """
 
 from __future__ import annotations

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import threading
 from collections.abc import AsyncIterator, Awaitable
-from concurrent.futures import Future
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Protocol
 
+from codetrial.runner import early
 from codetrial.sandbox import Limits, Outcome, Program, Sandbox
 
 if TYPE_CHECKING:
@@ -60,51 +59,6 @@ class LocalExecutor:
         await self.sandbox.aclose()
 
 
-# (workers, preload, hidden) and the local executor begun for them, at most one (begin_local)
-_early: list[Future[tuple[tuple, LocalExecutor]]] = []
-
-
-def begin_local(config: RunConfig) -> None:
-    """Start building the run's local sandbox in a thread now, while the command imports and
-    prepares the rest (a worker start is most of a short run's wait). `start_executor` takes
-    it if it asks for the same workers, preload and hidden paths; otherwise it is closed. Any
-    failure here is left for `prepare` to meet and report."""
-    if config.executor != "local" or _early:
-        return
-    future: Future[tuple[tuple, LocalExecutor]] = Future()
-
-    def build() -> None:
-        try:
-            from codetrial.runner.hidden import hidden_paths
-            from codetrial.suites import create_suite
-
-            suite = create_suite(config.suite, config.suite_options)
-            key = (config.sandbox_workers, suite.preload, hidden_paths(suite))
-            local = LocalExecutor(*key)
-            local.sandbox.start()
-            future.set_result((key, local))
-        except BaseException as exc:  # noqa: BLE001 - prepare meets it again, and reports it
-            future.set_exception(exc)
-
-    _early.append(future)
-    threading.Thread(target=build, name="codetrial-early-sandbox", daemon=True).start()
-
-
-async def _take_early(workers: int, preload: tuple[str, ...], hidden: tuple[str, ...]
-                      ) -> LocalExecutor | None:
-    """The executor begun by begin_local, if it is the one wanted (else it is closed)."""
-    if not _early:
-        return None
-    try:
-        key, local = await asyncio.wrap_future(_early.pop())
-    except Exception:  # noqa: BLE001 - started again below, where a failure is reported
-        return None
-    if key == (workers, tuple(preload), tuple(hidden)):
-        return local
-    await local.aclose()
-    return None
-
-
 async def start_executor(config: RunConfig, preload: tuple[str, ...] = (),
                          hidden: tuple[str, ...] = ()) -> Executor:
     """The run's executor with its workers started; they import `preload` once (the suite's
@@ -117,7 +71,7 @@ async def start_executor(config: RunConfig, preload: tuple[str, ...] = (),
 
         executor = await RayExecutor.start(config.ray_address, preload=preload, hidden=hidden)
     else:
-        executor = (await _take_early(config.sandbox_workers, preload, hidden)
+        executor = (await early.take(config.sandbox_workers, preload, hidden)
                     or await _start_local(config.sandbox_workers, preload, hidden))
     if unmasked := getattr(executor, "unmasked", []):
         print(f"codetrial: warning: the {executor.mode} sandbox cannot mask these answer keys "

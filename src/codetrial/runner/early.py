@@ -1,0 +1,75 @@
+"""The run's local sandbox, begun before the command imports the engine.
+
+Starting the sandbox's workers is most of a short run's wait, and it needs only the config:
+`begin` builds it in a thread from the moment the command has parsed its options (this module
+imports nothing heavy, so that moment comes early: the thread imports the sandbox), and
+`start_executor` takes it with `take` when it wants the same workers, preload and hidden paths;
+otherwise it is closed.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from codetrial.runner.config import RunConfig
+    from codetrial.runner.executors import LocalExecutor
+
+Key = tuple[int, tuple[str, ...], tuple[str, ...]]  # workers, preload, hidden paths
+
+
+class _Build:
+    """One sandbox being built in a thread; `done` is set once it is built or has failed."""
+
+    def __init__(self, config: RunConfig) -> None:
+        self.config = config
+        self.done = threading.Event()
+        self.key: Key | None = None
+        self.local: LocalExecutor | None = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            from codetrial.runner.executors import LocalExecutor
+            from codetrial.runner.hidden import hidden_paths
+            from codetrial.suites import create_suite
+
+            suite = create_suite(self.config.suite, self.config.suite_options)
+            self.key = (self.config.sandbox_workers, tuple(suite.preload), hidden_paths(suite))
+            self.local = LocalExecutor(*self.key)
+            self.local.sandbox.start()
+        except BaseException as exc:  # noqa: BLE001 - prepare meets it again, and reports it
+            self.error = exc
+        finally:
+            self.done.set()
+
+
+_begun: list[_Build] = []  # at most one
+
+
+def begin(config: RunConfig) -> None:
+    """Start building the local sandbox `config` asks for, in a thread."""
+    if config.executor != "local" or _begun:
+        return
+    build = _Build(config)
+    _begun.append(build)
+    threading.Thread(target=build.run, name="codetrial-early-sandbox", daemon=True).start()
+
+
+async def take(workers: int, preload: tuple[str, ...], hidden: tuple[str, ...]
+               ) -> LocalExecutor | None:
+    """The sandbox begun earlier if it is the one wanted, else None (and it is closed). A
+    build that failed gives None too: the caller starts one, and reports its failure."""
+    import asyncio
+
+    if not _begun:
+        return None
+    build = _begun.pop()
+    await asyncio.to_thread(build.done.wait)
+    if build.local is None:
+        return None
+    if build.key == (workers, tuple(preload), tuple(hidden)):
+        return build.local
+    await build.local.aclose()
+    return None
