@@ -1,8 +1,7 @@
 """The command line: run, report, doctor."""
 
-from __future__ import annotations
-
 import functools
+import gc
 import json
 import sys
 import time
@@ -32,7 +31,7 @@ app = typer.Typer(cls=lazy_groups(GROUPS), add_completion=False, pretty_exceptio
 
 
 @functools.cache
-def console() -> Console:
+def console() -> "Console":
     """rich, for what is printed on stdout (summaries, tables): imported only by the commands
     that print them."""
     from rich.console import Console
@@ -48,7 +47,7 @@ def note(text: str) -> None:
 StoreOpt = Annotated[Path | None, typer.Option("--store", help="Run store (SQLite file).")]
 
 
-def open_store(path: Path | None) -> Store:
+def open_store(path: Path | None) -> "Store":
     import sqlite3
 
     from codetrial.store import open_store as open_path
@@ -160,7 +159,7 @@ def protocol_for_mode(mode: str | None) -> str | None:
     return modes[mode]
 
 
-async def run_async(store: Store, config: RunConfig, resume: str | None) -> str:
+async def run_async(store: "Store", config: "RunConfig", resume: str | None) -> str:
     """One event loop for the whole run: API clients are bound to the loop that made them."""
     from codetrial.runner import execute, pending, prepare, start_run
     from codetrial.store import home
@@ -172,6 +171,8 @@ async def run_async(store: Store, config: RunConfig, resume: str | None) -> str:
         note(f"run {run_id}: {config.suite} x {plan.model.name}, "
                   f"{len(plan.tasks)} tasks x {config.samples} samples, {len(work)} to do")
         with progress_bar(len(work), plan.limiter) as on_sample:
+            gc.freeze()  # what start-up made stays: later collections need not look at it
+            gc.enable()
             await execute(store, run_id, plan, work, on_sample)
     finally:
         await plan.aclose()  # the model, and the executor if the run never started
@@ -184,7 +185,7 @@ class Tally:
     def __init__(self, limiter: Any = None) -> None:
         self.limiter, self.done, self.passed, self.graded = limiter, 0, 0, 0
 
-    def add(self, sample: Sample) -> None:
+    def add(self, sample: "Sample") -> None:
         self.done += 1
         if not sample.is_infra_error:
             self.graded += 1
@@ -200,13 +201,13 @@ class Tally:
 
 
 @contextmanager
-def progress_bar(total: int, limiter: Any = None) -> Iterator[Callable[[Sample], None]]:
+def progress_bar(total: int, limiter: Any = None) -> Iterator[Callable[["Sample"], None]]:
     """A live bar with ETA on a terminal; elsewhere (a log, a pipe) a plain line now and
     then and one at the end, which needs neither rich nor a refresh thread."""
     tally = Tally(limiter)
     display = _live_bar if sys.stderr.isatty() else _progress_lines
     with display(total, tally) as update:
-        def on_sample(sample: Sample) -> None:
+        def on_sample(sample: "Sample") -> None:
             tally.add(sample)
             update()
 
@@ -254,7 +255,7 @@ def _progress_lines(total: int, tally: Tally) -> Iterator[Callable[[], None]]:
     note(line())
 
 
-def show(store: Store, run_id: str, as_json: bool) -> None:
+def show(store: "Store", run_id: str, as_json: bool) -> None:
     from codetrial.metrics.summary import run_summary
 
     summary = run_summary(store, run_id)
@@ -383,8 +384,14 @@ def doctor(
 
 
 def main() -> None:
+    # No cyclic collection while the command imports (most of a short run's collections, and
+    # nothing to free): `run` freezes what it imported and turns the collector on before the
+    # samples run.
+    gc.disable()
     try:
         app()
     except UsageError as exc:
         print(f"codetrial: error: {exc}", file=sys.stderr)
         sys.exit(2)
+    finally:
+        gc.enable()

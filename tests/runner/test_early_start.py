@@ -12,7 +12,7 @@ import pytest
 
 from codetrial.runner import RunConfig, early, executors, prepare
 from codetrial.runner.hidden import hidden_paths
-from codetrial.sandbox import Program
+from codetrial.sandbox import Program, Sandbox
 from codetrial.sandbox.procs import descendants
 from codetrial.suites import create_suite
 
@@ -24,16 +24,16 @@ def no_leftover_start():
     assert not early._begun  # every test takes or drops what it began
 
 
-def early_executor() -> executors.LocalExecutor:
+def early_sandbox() -> Sandbox:
     build = early._begun[0]
     assert build.done.wait(60) and build.error is None, build.error
-    return build.local
+    return build.sandbox
 
 
 def test_prepare_takes_the_sandbox_begun_for_the_same_run(ct_home):
     config = RunConfig(suite="humaneval", model="reference", limit=2, cache=False)
     early.begin(config)
-    begun = early_executor()
+    begun = early_sandbox()
 
     async def prepared() -> tuple[object, str]:
         plan = await prepare(config, None)
@@ -43,14 +43,14 @@ def test_prepare_takes_the_sandbox_begun_for_the_same_run(ct_home):
         return executor, outcome.stdout
 
     executor, printed = asyncio.run(prepared())
-    assert executor is begun and printed == "42\n"
-    assert begun.sandbox.worker_pids == []  # closed with the plan
+    assert executor.sandbox is begun and printed == "42\n"
+    assert begun.worker_pids == []  # closed with the plan
 
 
 def test_a_sandbox_begun_for_other_options_is_closed_and_another_started(ct_home):
     before = set(descendants(os.getpid()))
     early.begin(RunConfig(suite="humaneval", model="reference", sandbox_workers=1))
-    begun = early_executor()
+    begun = early_sandbox()
     suite = create_suite("humaneval", {})
     config = RunConfig(suite="humaneval", model="reference", sandbox_workers=2)
 
@@ -60,8 +60,8 @@ def test_a_sandbox_begun_for_other_options_is_closed_and_another_started(ct_home
         return executor
 
     executor = asyncio.run(started())
-    assert executor is not begun and executor.capacity == 2
-    assert begun.sandbox._closed and begun.sandbox.worker_pids == []
+    assert executor.sandbox is not begun and executor.capacity == 2
+    assert begun._closed and begun.worker_pids == []
     assert not set(descendants(os.getpid())) - before
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from codetrial.runner.config import RunConfig
     from codetrial.runner.executors import LocalExecutor
+    from codetrial.sandbox import Sandbox
 
 Key = tuple[int, tuple[str, ...], tuple[str, ...]]  # workers, preload, hidden paths
 
@@ -26,19 +27,22 @@ class _Build:
         self.config = config
         self.done = threading.Event()
         self.key: Key | None = None
-        self.local: LocalExecutor | None = None
+        self.sandbox: Sandbox | None = None
         self.error: BaseException | None = None
 
     def run(self) -> None:
+        """Only what the workers' start needs is imported first (not the executors, nor
+        asyncio): the processes start sooner, and import their own modules meanwhile."""
         try:
-            from codetrial.runner.executors import LocalExecutor
             from codetrial.runner.hidden import hidden_paths
+            from codetrial.sandbox import Sandbox
             from codetrial.suites import create_suite
 
             suite = create_suite(self.config.suite, self.config.suite_options)
-            self.key = (self.config.sandbox_workers, tuple(suite.preload), hidden_paths(suite))
-            self.local = LocalExecutor(*self.key)
-            self.local.sandbox.start()
+            workers, preload, hidden = self.key = (
+                self.config.sandbox_workers, tuple(suite.preload), hidden_paths(suite))
+            self.sandbox = Sandbox(workers=workers, preload=preload, hidden=hidden)
+            self.sandbox.start()
         except BaseException as exc:  # noqa: BLE001 - prepare meets it again, and reports it
             self.error = exc
         finally:
@@ -63,13 +67,15 @@ async def take(workers: int, preload: tuple[str, ...], hidden: tuple[str, ...]
     build that failed gives None too: the caller starts one, and reports its failure."""
     import asyncio
 
+    from codetrial.runner.executors import LocalExecutor
+
     if not _begun:
         return None
     build = _begun.pop()
     await asyncio.to_thread(build.done.wait)
-    if build.local is None:
+    if build.sandbox is None:
         return None
     if build.key == (workers, tuple(preload), tuple(hidden)):
-        return build.local
-    await build.local.aclose()
+        return LocalExecutor(workers, preload, hidden, sandbox=build.sandbox)
+    await build.sandbox.aclose()
     return None

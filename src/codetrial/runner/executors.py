@@ -36,8 +36,9 @@ class LocalExecutor:
     """This machine's Sandbox: `workers` warm worker processes."""
 
     def __init__(self, workers: int, preload: tuple[str, ...] = (),
-                 hidden: tuple[str, ...] = ()) -> None:
-        self.sandbox = Sandbox(workers=workers, preload=preload, hidden=hidden)
+                 hidden: tuple[str, ...] = (), sandbox: Sandbox | None = None) -> None:
+        """`sandbox`: one already made for these workers, preload and hidden paths."""
+        self.sandbox = sandbox or Sandbox(workers=workers, preload=preload, hidden=hidden)
         self.capacity = workers
 
     @property

@@ -19,14 +19,19 @@ def _stat(pid: int) -> list[str]:
 
 
 def real_uid(pid: int) -> int | None:
+    """From /proc/<pid>/status (read raw: a sandbox start reads it for every process)."""
     try:
-        with open(f"/proc/{pid}/status") as fh:
-            for line in fh:
-                if line.startswith("Uid:"):
-                    return int(line.split()[1])
+        fd = os.open(f"/proc/{pid}/status", os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
-        pass
-    return None
+        return None
+    try:
+        status = os.read(fd, 1 << 16)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    start = status.find(b"\nUid:")
+    return int(status[start + 5:status.find(b"\n", start + 5)].split()[0]) if start >= 0 else None
 
 
 def descendants(root: int) -> set[int]:

@@ -8,7 +8,6 @@ until the workers are stopped: bwrap's --die-with-parent fires when the spawning
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import os
 import queue
@@ -222,6 +221,8 @@ class Sandbox:
 
     async def run(self, program: Program, limits: Limits = Limits()) -> Outcome:  # noqa: B008
         """Run one program; waits for a free worker. Never raises for what the program did."""
+        import asyncio  # here: the command begins a sandbox before it imports asyncio
+
         if self._closed:
             raise RuntimeError("the sandbox is closed")
         loop = asyncio.get_running_loop()
@@ -241,6 +242,8 @@ class Sandbox:
         self._finalizer()
 
     async def aclose(self) -> None:
+        import asyncio
+
         await asyncio.get_running_loop().run_in_executor(None, self.close)
 
     async def __aenter__(self) -> Sandbox:
