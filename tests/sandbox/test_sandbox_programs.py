@@ -92,6 +92,41 @@ def test_files_stdin_and_env_reach_the_program(sandbox: Sandbox) -> None:
     assert out.report == {"greet": "hi world", "bytes": [0, 255], "env": "on", "cwd_is_home": True}
 
 
+def test_one_programs_environment_never_reaches_the_next(sandbox: Sandbox) -> None:
+    """The worker keeps every program's base environment and a child adds a request's own:
+    neither that nor what a program sets itself survives into another program."""
+    first = Program(code=textwrap.dedent("""
+        import os
+        os.environ["LEFT_BY_FIRST"] = "x"
+        __results__ = sorted(os.environ)
+    """), env={"SUITE_SETTING": "on"})
+    later = Program(code="import os\n__results__ = sorted(os.environ)")
+    seen = [sandbox.run_sync(p).report for p in (first, later, later, later)]
+    assert "SUITE_SETTING" in seen[0]
+    for keys in seen[1:]:
+        assert "SUITE_SETTING" not in keys and "LEFT_BY_FIRST" not in keys
+        assert {"PATH", "HOME", "TMPDIR", "LANG"} <= set(keys)
+
+
+def test_threads_are_joined_though_workers_do_not_preload_threading(bubblewrap: None) -> None:
+    """A judge-only sandbox (HumanEval's) does not load threading for its programs (its
+    after-fork handler would run in every child): a program that starts a thread imports it,
+    and its non-daemon threads finish before the end."""
+    with Sandbox(workers=1, preload=()) as judges_only:
+        bare = judges_only.run_sync(code('import sys\n__results__ = "threading" in sys.modules'))
+        threaded = judges_only.run_sync(code("""
+        import threading, time
+        def late():
+            time.sleep(0.2)
+            print("from the thread")
+        threading.Thread(target=late).start()
+        __results__ = "started"
+    """))
+    assert bare.status == "ok" and bare.report is False
+    assert threaded.status == "ok", threaded.stderr
+    assert threaded.stdout == "from the thread\n" and threaded.report == "started"
+
+
 def test_big_stdin_is_fed_while_the_program_reads(sandbox: Sandbox) -> None:
     data = "x" * 3_000_000
     out = sandbox.run_sync(Program(code="import sys\n__results__ = len(sys.stdin.read())",
