@@ -169,7 +169,7 @@ async def run_async(store: "Store", config: "RunConfig", resume: str | None) -> 
         run_id = resume or start_run(store, plan)
         work = pending(store, run_id, plan)
         note(f"run {run_id}: {config.suite} x {plan.model.name}, "
-                  f"{len(plan.tasks)} tasks x {config.samples} samples, {len(work)} to do")
+             f"{len(plan.tasks)} tasks x {config.samples} samples, {len(work)} to do")
         with progress_bar(len(work), plan.limiter) as on_sample:
             gc.freeze()  # what start-up made stays: later collections need not look at it
             gc.enable()
