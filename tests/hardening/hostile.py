@@ -174,7 +174,10 @@ VERDICTS: dict[str, set[str]] = {
     "a daemon that outlives the program": {"failed"},
     "signal the harness and everyone": {"failed"},
     "kill other samples": {"failed"},
-    "fill the disk": {"failed"},
+    # about 600 MB of tmpfs writes: on a loaded machine (or one whose freed memory went back to
+    # its host) the 2 s budget can run out before the caps are hit; that the caps hold, and
+    # that nothing is left, tests/sandbox/test_sandbox_limits.py checks without a deadline
+    "fill the disk": {"failed", "timeout"},
     "exhaust file descriptors": {"failed"},
     "thread bomb": {"error", "timeout"},
     "stop itself": {"timeout"},

@@ -128,3 +128,43 @@ def test_a_stuck_worker_is_killed_and_replaced(bubblewrap: None, leftovers) -> N
         again = sb.run_sync(code("print('new worker')"))
         assert again.status == "ok" and sb.restarts == 1
         assert leftovers(sb) == []
+
+
+def test_the_disk_a_program_can_fill_is_capped_and_emptied(bubblewrap: None) -> None:
+    """The working directory lives on /tmp, a tmpfs of the sandbox's size that is not the
+    program's to write outside it, and /dev/shm is one of 64 MB: filling them ends with ENOSPC
+    at their size, and the next program finds nothing of it (tests/hardening's "fill the disk"
+    attack meets the same caps under a 2 s limit)."""
+    fill = """
+        import errno, os
+        chunk = b'x' * (1 << 20)
+        written = {}
+        for where in ('.', '/tmp', '/dev/shm'):
+            total, i = 0, 0
+            try:
+                while True:
+                    with open(os.path.join(where, f'fill{i}'), 'wb') as fh:
+                        for _ in range(4):
+                            fh.write(chunk)
+                            total += len(chunk)
+                    i += 1
+            except OSError as exc:
+                written[where] = [total, errno.errorcode.get(exc.errno)]
+        __results__ = written
+    """
+    look = """
+        import os
+        __results__ = [n for p in ('.', '/tmp', '/dev/shm') for n in os.listdir(p)
+                       if n.startswith('fill')]
+    """
+    limits = Limits(wall_seconds=60, cpu_seconds=60, max_file_mb=8)
+    with Sandbox(workers=1, tmpfs_mb=16) as sb:
+        out = sb.run_sync(code(fill), limits)
+        after = sb.run_sync(code(look))
+    assert out.status == "ok", out
+    mb = 1 << 20
+    assert {where: stopped for where, (_, stopped) in out.report.items()} == {
+        ".": "ENOSPC", "/tmp": "EACCES", "/dev/shm": "ENOSPC"}
+    assert 8 * mb <= out.report["."][0] <= 16 * mb and out.report["/tmp"][0] == 0
+    assert 32 * mb <= out.report["/dev/shm"][0] <= 64 * mb
+    assert after.status == "ok" and after.report == []
