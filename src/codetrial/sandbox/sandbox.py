@@ -121,6 +121,10 @@ class _Slot:
 
 
 def _close_slots(slots: list[_Slot], spawner: ThreadPoolExecutor) -> None:
+    for slot in slots:  # every worker is told at once, then each is waited for
+        slot.settle(keep=True)
+        if slot.worker is not None:
+            slot.worker.end_input()
     for slot in slots:
         slot.close()
     spawner.shutdown(wait=True)

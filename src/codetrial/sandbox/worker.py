@@ -103,6 +103,13 @@ class WorkerProcess:
             kill_all(pids_of_uid(self.launch.uid))
         self._close()
 
+    def end_input(self) -> None:
+        """EOF on the worker's input: it exits once its program is done (see stop)."""
+        try:
+            self._proc.stdin.close()
+        except OSError:
+            pass
+
     def stop(self, grace: float = 2.0) -> None:
         """Ask the worker to exit (EOF on its input); kill it if it does not."""
         try:
