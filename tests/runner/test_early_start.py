@@ -79,6 +79,18 @@ def test_an_early_build_that_failed_leaves_prepare_to_report_the_error(ct_home):
     assert isinstance(asyncio.run(started()), executors.LocalExecutor)
 
 
+def test_the_gil_is_handed_over_often_only_while_the_sandbox_is_built(ct_home):
+    import sys
+
+    before = sys.getswitchinterval()
+    early.begin(RunConfig(suite="humaneval", model="reference", sandbox_workers=1))
+    assert sys.getswitchinterval() <= early.BUILD_SWITCH_SECONDS
+    begun = early_sandbox()
+    assert sys.getswitchinterval() == before
+    early._begun.clear()
+    begun.close()
+
+
 def test_only_the_local_executor_is_begun_early(ct_home):
     early.begin(RunConfig(suite="humaneval", model="reference", executor="ray"))
     assert early._begun == []
