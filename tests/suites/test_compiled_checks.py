@@ -41,11 +41,6 @@ def fresh(source: str, filename: str):
     return compile(source, filename, "exec", dont_inherit=True)
 
 
-@pytest.fixture(scope="module")
-def checks():
-    return [call_check(t) for t in HumanEval({}).load_tasks()[:3]]
-
-
 def cache_file(home):
     [path] = (home / "suite-data").glob("code-*.marshal")
     return path

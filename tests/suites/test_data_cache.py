@@ -28,11 +28,6 @@ def fresh(monkeypatch):
     return made
 
 
-@pytest.fixture(scope="module")
-def checks():
-    return [call_check(t) for t in HumanEval({}).load_tasks()[:3]]
-
-
 def cache_file(home):
     [path] = (home / "suite-data").glob("calls-*.json")
     return path

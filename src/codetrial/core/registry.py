@@ -29,7 +29,7 @@ class Registry(Generic[T]):
         self.package = package
         self._entries: dict[str, T] = {}
         self._loaded = False
-        self._lock = threading.RLock()  # a lookup may run in two threads (see runner.executors)
+        self._lock = threading.RLock()  # a lookup may run in two threads (see runner.early)
 
     def register(self, name: str) -> Callable[[T], T]:
         def add(entry: T) -> T:

@@ -112,10 +112,10 @@ class WorkerProcess:
 
     def stop(self, grace: float = 2.0) -> None:
         """Ask the worker to exit (EOF on its input); kill it if it does not."""
+        self.end_input()
         try:
-            self._proc.stdin.close()
             self._proc.wait(grace)
-        except (OSError, subprocess.TimeoutExpired):
+        except subprocess.TimeoutExpired:
             pass
         self.kill()
 
