@@ -110,3 +110,14 @@ def test_the_command_line_imports_nothing_heavy_before_it_begins_the_sandbox():
                   "codetrial.models", "codetrial.protocols", "codetrial.store.sqlite",
                   "asyncio"):
         assert f"'{heavy}'" not in loaded, loaded
+
+
+def test_the_command_waits_for_the_workers_processes_but_not_for_them_to_be_ready(ct_home):
+    """begin's head start: the build thread alone holds the GIL until the workers' processes
+    exist; the command goes on while they start."""
+    early.begin(RunConfig(suite="humaneval", model="reference", sandbox_workers=1))
+    build = early._begun[0]
+    assert build.spawned.is_set()
+    begun = early_sandbox()
+    early._begun.clear()
+    begun.close()

@@ -354,3 +354,39 @@ def test_options_that_break_the_trial_worker_leave_the_mode_to_a_plain_trial(
     assert found["mode"] == "bubblewrap" and "no network" in found["reason"]
     assert len(found["calls"]) == 1 and found["kept"] == []
     assert found["status"] == "sandbox_error" and "--size" in found["detail"]
+
+
+def test_spawned_is_called_once_all_workers_exist_before_any_is_ready(
+        bubblewrap: None, own_cache: Path) -> None:
+    """The early start's head start ends at `spawned`: it must come before the workers are
+    ready (each worker's ready message is held back here until it has come), and only once."""
+    found = fresh_process("""
+        import json, os, threading
+        from codetrial.sandbox import Sandbox, worker
+        from codetrial.sandbox.procs import descendants
+        spawned, calls, in_time = threading.Event(), [], []
+        real_recv = worker.protocol.recv
+
+        def held_back(fd, deadline):
+            in_time.append(spawned.wait(10))
+            return real_recv(fd, deadline)
+
+        def on_spawned():
+            calls.append(len(descendants(os.getpid())))
+            spawned.set()
+
+        worker.protocol.recv = held_back
+        with Sandbox(workers=2, mode=None, spawned=on_spawned) as sb:
+            pass
+        print(json.dumps({"mode": sb.mode, "calls": calls, "in_time": in_time}))
+    """, own_cache)
+    assert found["mode"] == "bubblewrap"
+    assert len(found["calls"]) == 1 and found["calls"][0] >= 2  # both bwraps were running
+    assert len(found["in_time"]) >= 2 and all(found["in_time"])  # two ready messages, a reply
+
+
+def test_spawned_is_called_once_when_no_worker_starts_in_the_constructor() -> None:
+    calls = []
+    with Sandbox(workers=2, mode="process", spawned=lambda: calls.append(1)) as sb:
+        assert calls == [1] and sb.worker_pids == []
+    assert calls == [1]

@@ -6,19 +6,15 @@ before it imports the engine and everything the engine needs.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from codetrial.core import lazy
 
 if TYPE_CHECKING:
     from codetrial.runner.config import RunConfig
     from codetrial.runner.engine import Plan, execute, pending, prepare, start_run
 
-_MODULE_OF = {"RunConfig": "config", "Plan": "engine", "execute": "engine", "pending": "engine",
-              "prepare": "engine", "start_run": "engine"}
 __all__ = ["Plan", "RunConfig", "execute", "pending", "prepare", "start_run"]
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _MODULE_OF:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_MODULE_OF[name]}"), name)
+__getattr__ = lazy.exports(__name__, {
+    "RunConfig": "config", "Plan": "engine", "execute": "engine", "pending": "engine",
+    "prepare": "engine", "start_run": "engine"})

@@ -24,6 +24,10 @@ Key = tuple[int, tuple[str, ...], tuple[str, ...]]  # workers, preload, hidden p
 # for the main thread, which imports, or on a cold run records every check's calls. That put
 # the workers' start 0.3 s later on a cold run (2.19 -> 1.95 s for HumanEval), 0 on a warm one.
 BUILD_SWITCH_SECONDS = 0.0005
+# The command waits this long at most for the build thread to reach the workers' start: what
+# the thread does before it is on the run's critical path, and the command's own imports
+# would take half of the GIL from it.
+HEAD_START_SECONDS = 0.5
 
 
 class _Build:
@@ -33,6 +37,7 @@ class _Build:
         self.config = config
         self.switch = sys.getswitchinterval()  # restored once built
         self.done = threading.Event()
+        self.spawned = threading.Event()  # set when the workers' processes exist
         self.key: Key | None = None
         self.sandbox: Sandbox | None = None
         self.error: BaseException | None = None
@@ -48,12 +53,14 @@ class _Build:
             suite = create_suite(self.config.suite, self.config.suite_options)
             workers, preload, hidden = self.key = (
                 self.config.sandbox_workers, tuple(suite.preload), hidden_paths(suite))
-            self.sandbox = Sandbox(workers=workers, preload=preload, hidden=hidden)
+            self.sandbox = Sandbox(workers=workers, preload=preload, hidden=hidden,
+                                   spawned=self.spawned.set)
             self.sandbox.start()
         except BaseException as exc:  # noqa: BLE001 - prepare meets it again, and reports it
             self.error = exc
         finally:
             sys.setswitchinterval(self.switch)
+            self.spawned.set()
             self.done.set()
 
 
@@ -61,13 +68,15 @@ _begun: list[_Build] = []  # at most one
 
 
 def begin(config: RunConfig) -> None:
-    """Start building the local sandbox `config` asks for, in a thread."""
+    """Start building the local sandbox `config` asks for, in a thread, and give the thread
+    a head start: until the workers' processes exist, this thread waits."""
     if config.executor != "local" or _begun:
         return
     build = _Build(config)
     _begun.append(build)
     sys.setswitchinterval(min(build.switch, BUILD_SWITCH_SECONDS))
     threading.Thread(target=build.run, name="codetrial-early-sandbox", daemon=True).start()
+    build.spawned.wait(HEAD_START_SECONDS)
 
 
 async def take(workers: int, preload: tuple[str, ...], hidden: tuple[str, ...]

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import email.utils
 import itertools
 import random
 import time
@@ -112,6 +111,8 @@ def parse_retry_after(headers: Any) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         pass
+    import email.utils  # 20 ms to import, for a header few servers send
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

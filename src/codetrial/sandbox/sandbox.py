@@ -14,6 +14,7 @@ import queue
 import shutil
 import threading
 import weakref
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from codetrial.sandbox import bwrap, launch
@@ -26,11 +27,35 @@ from codetrial.sandbox.worker import WorkerFailure, WorkerProcess
 _ids = itertools.count(1)
 
 
+class _Countdown:
+    """Calls `done` once, at the `count`-th tick or at `finish`, whichever comes first."""
+
+    def __init__(self, count: int, done: Callable[[], None]) -> None:
+        self.count, self.done = count, done
+        self.lock = threading.Lock()
+
+    def tick(self) -> None:
+        with self.lock:
+            self.count -= 1
+            if self.count != 0:
+                return
+        self.done()
+
+    def finish(self) -> None:
+        with self.lock:
+            if self.count <= 0:
+                return
+            self.count = 0
+        self.done()
+
+
 class _Slot:
     """One worker position in the pool: its uid, and its worker (restarted when needed)."""
 
-    def __init__(self, options: Options, margin: float, spawner: ThreadPoolExecutor) -> None:
+    def __init__(self, options: Options, margin: float, spawner: ThreadPoolExecutor,
+                 spawned: Callable[[], None]) -> None:
         self.mode = BUBBLEWRAP  # until the sandbox has resolved its mode
+        self._spawned = spawned  # called when this slot's first worker process exists
         self.options, self.margin = options, margin
         self.spawner = spawner
         self.claim = UidClaim() if is_root() else None
@@ -49,8 +74,8 @@ class _Slot:
         may be what failed, and then every program says so."""
         try:
             worker = self.spawner.submit(
-                WorkerProcess.start, launch.bubblewrap_launch(exe, self.uid, self.options)
-            ).result()
+                WorkerProcess.start, launch.bubblewrap_launch(exe, self.uid, self.options),
+                spawned=self._first_spawn()).result()
             run_trial(worker, self.uid)
         except (WorkerFailure, OSError, RuntimeError):
             return plain_trial(exe)
@@ -63,9 +88,13 @@ class _Slot:
             if self.worker is None and self.starting is None:
                 self.starting = self.spawner.submit(self._start_quietly)
 
+    def _first_spawn(self) -> Callable[[], None]:
+        spawned, self._spawned = self._spawned, lambda: None
+        return spawned
+
     def _start_quietly(self) -> None:
         try:
-            self.worker = WorkerProcess.start(self._launch())
+            self.worker = WorkerProcess.start(self._launch(), spawned=self._first_spawn())
         except WorkerFailure:
             pass  # started again, and its failure reported, by the first program
 
@@ -140,11 +169,14 @@ class Sandbox:
     `preload`: modules each worker imports once for its programs; None (the default) loads
     all of codetrial's judging modules, a tuple (a suite's `preload`) only those its programs
     use: the judges always, `codetrial_unittest` when named (see launch.Options).
+    `spawned`: called once every worker's first process exists (or could not be made), before
+    they are ready, or at the latest when the constructor returns.
     """
 
     def __init__(self, workers: int = 2, mode: str | None = None, *, tmpfs_mb: int = 512,
                  margin_seconds: float = 5.0, preload: tuple[str, ...] | None = None,
-                 hidden: tuple[str, ...] = ()) -> None:
+                 hidden: tuple[str, ...] = (),
+                 spawned: Callable[[], None] = lambda: None) -> None:
         if workers < 1:
             raise ValueError("a sandbox needs at least one worker")
         if tmpfs_mb < 1:
@@ -155,13 +187,17 @@ class Sandbox:
         # a thread per worker, so that they start side by side; each lives until the workers
         # stop (see the module docstring)
         spawner = ThreadPoolExecutor(workers, thread_name_prefix="codetrial-sandbox-spawn")
-        self._slots = [_Slot(options, margin_seconds, spawner) for _ in range(workers)]
+        countdown = _Countdown(workers, spawned)
+        self._slots = [_Slot(options, margin_seconds, spawner, countdown.tick)
+                       for _ in range(workers)]
         self._finalizer = weakref.finalize(self, _close_slots, self._slots, spawner)
         try:
             self.mode, self.mode_reason = resolve_mode(mode, trial=self._trial)
         except BaseException:
             self._finalizer()
             raise
+        finally:
+            countdown.finish()
         for slot in self._slots:
             slot.mode = self.mode
             if self.mode != BUBBLEWRAP:  # bubblewrap workers started for nothing

@@ -10,6 +10,7 @@ import os
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 
 from codetrial.sandbox import protocol
 from codetrial.sandbox.launch import Launch
@@ -39,12 +40,17 @@ class WorkerProcess:
         os.set_blocking(self._out, False)
 
     @classmethod
-    def start(cls, launch: Launch, timeout: float = START_SECONDS) -> WorkerProcess:
+    def start(cls, launch: Launch, timeout: float = START_SECONDS,
+              spawned: Callable[[], None] = lambda: None) -> WorkerProcess:
+        """The worker once it is ready; `spawned` is called as soon as its process exists
+        (or could not be made), before it is ready."""
         try:
             worker = cls(launch)
         except OSError as exc:
             launch.discard()
             raise WorkerFailure(f"the worker could not be started: {exc}") from exc
+        finally:
+            spawned()
         try:
             worker.ready = protocol.recv(worker._out, time.monotonic() + timeout)
         except protocol.ChannelError as exc:

@@ -16,7 +16,7 @@ resume redoes.
 from __future__ import annotations
 
 import json
-import secrets
+import os
 import sqlite3
 import time
 import weakref
@@ -66,7 +66,7 @@ class RunRecord:
 
 
 def new_run_id() -> str:
-    return time.strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
+    return time.strftime("%Y%m%d-%H%M%S-") + os.urandom(2).hex()
 
 
 class Store:
