@@ -378,7 +378,7 @@ def doctor(
         colour, word = ("green", "ok  ") if check.ok else (
             ("red", "FAIL") if check.required else ("yellow", "warn"))
         console().print(f"[{colour}]{word}[/] {check.name}: {check.detail}", highlight=False,
-                  soft_wrap=True)
+                        soft_wrap=True)
     if any(c.required and not c.ok for c in results):
         raise typer.Exit(1)
 

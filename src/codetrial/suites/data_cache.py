@@ -16,6 +16,7 @@ import json
 import os
 import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,12 @@ FORMAT = 1
 
 def data_key(*parts: bytes) -> str:
     """A digest of the data and of whatever else the values depend on."""
-    digest = hashlib.sha256(f"codetrial suite data {FORMAT}".encode())
+    return parts_digest(parts, f"codetrial suite data {FORMAT}".encode())
+
+
+def parts_digest(parts: Iterable[bytes], start: bytes = b"") -> str:
+    """sha256 of `start` and of each part with its length first (no two lists collide)."""
+    digest = hashlib.sha256(start)
     for part in parts:
         digest.update(len(part).to_bytes(8, "big") + part)
     return digest.hexdigest()

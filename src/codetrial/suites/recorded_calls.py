@@ -10,7 +10,6 @@ compares every call the test really makes with it and grades apart on any differ
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 from collections.abc import Iterable
@@ -19,18 +18,15 @@ from typing import Any
 
 from codetrial.sandbox import _plain
 from codetrial.suites import grading
-from codetrial.suites.data_cache import SuiteDataCache, data_key
+from codetrial.suites.data_cache import SuiteDataCache, data_key, parts_digest
 from codetrial.suites.grading import CallCheck
 
 
 def check_key(check: CallCheck) -> str:
     """A digest of the check's four sources, each with its length (hashed as they are:
     JSON-escaping them first cost more than the hashing)."""
-    digest = hashlib.sha256()
-    for part in (check.prelude, check.test, check.entry, check.reference):
-        data = part.encode()
-        digest.update(len(data).to_bytes(8, "big") + data)
-    return digest.hexdigest()
+    return parts_digest(part.encode()
+                        for part in (check.prelude, check.test, check.entry, check.reference))
 
 
 def recording_code() -> bytes:
