@@ -196,6 +196,39 @@ def test_programs_run_unprivileged_and_filtered(sandbox: Sandbox) -> None:
     assert report["user"] == "sandbox"
 
 
+def test_the_worker_keeps_no_capability_a_child_could_inherit(sandbox: Sandbox) -> None:
+    """The uid change clears a child's permitted, effective and ambient sets, not the
+    inheritable one: the worker holds none, so no child carries one into its program."""
+    out = sandbox.run_sync(code("""
+        status = dict(l.rstrip("\\n").split(":\\t", 1) for l in open("/proc/1/status")
+                      if ":\\t" in l)
+        __results__ = [status["Uid"].split()[0], status["CapInh"], status["CapAmb"]]
+    """))
+    assert out.status == "ok", out.stderr
+    assert out.report == ["0", "0000000000000000", "0000000000000000"]
+
+
+def test_a_program_starts_as_a_script_would(sandbox: Sandbox) -> None:
+    """Set once in the worker or in each child, a program sees a script's start: its own
+    argv, SIGINT as KeyboardInterrupt, and standard streams on fds 0-2."""
+    out = sandbox.run_sync(Program(code=textwrap.dedent("""
+        import os, signal, sys
+        print("out")
+        print("err", file=sys.stderr)
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            interrupted = False
+        except KeyboardInterrupt:
+            interrupted = True
+        __results__ = {"argv": sys.argv, "interrupted": interrupted, "stdin": sys.stdin.read(),
+                       "fds": [s.fileno() for s in (sys.stdin, sys.stdout, sys.stderr)]}
+    """), stdin="in"))
+    assert out.status == "ok", out.stderr
+    assert out.report == {"argv": ["<program>"], "interrupted": True, "stdin": "in",
+                          "fds": [0, 1, 2]}
+    assert (out.stdout, out.stderr) == ("out\n", "err\n")
+
+
 def test_a_daemon_does_not_outlive_its_program(sandbox: Sandbox) -> None:
     daemon = """
         import os, time

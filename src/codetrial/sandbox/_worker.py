@@ -11,11 +11,13 @@ the harness for a restart (a fresh namespace) instead of carrying on dirty.
 
 from __future__ import annotations
 
+import _signal  # signal's functions without the enum wrapping (20 page faults in a child)
 import base64
+import builtins
 import ctypes
-import fcntl
 import gc
 import json
+import linecache
 import math
 import os
 import resource
@@ -26,6 +28,7 @@ import struct
 import sys
 import time
 import traceback
+import types
 
 # Imported once here so that a forked child starts in a few milliseconds instead of paying a
 # fresh interpreter start (~100 ms) plus these imports. Not threading: once imported, its
@@ -244,17 +247,35 @@ class _CapData(ctypes.Structure):
 _CAP_HEADER, _CAP_NONE = _CapHeader(0x20080522, 0), (_CapData * 2)()  # built once, as SECCOMP
 
 
-def clear_capabilities() -> None:
-    """Empty every capability set (setresuid leaves the inheritable set behind)."""
-    if _libc.capset(ctypes.byref(_CAP_HEADER), _CAP_NONE) != 0:
+def capset(data: ctypes.Array) -> None:
+    if _libc.capset(ctypes.byref(_CAP_HEADER), data) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"capset: {os.strerror(err)}")
+
+
+def clear_capabilities() -> None:
+    """Empty every capability set."""
+    capset(_CAP_NONE)
+
+
+def clear_inheritable() -> None:
+    """Empty the worker's inheritable set, and with it the ambient one: they are all that a
+    child's setresuid would leave behind, so a child normally needs no capset (a first ctypes
+    call in every child costs about 40 page faults). The worker never execs: they are unused."""
+    data = (_CapData * 2)()
+    if _libc.capget(ctypes.byref(_CAP_HEADER), data) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"capget: {os.strerror(err)}")
+    for half in data:
+        half.inheritable = 0
+    capset(data)
 
 
 # ---------------------------------------------------------------- one child
 
 CODE_RESULT_FD, CODE_SETUP_FD = 3, 4
 ARGV_NONCE_FD, ARGV_REPORT_FD, ARGV_SETUP_FD = 3, 4, 5
+LOW_FDS = 8  # held by the worker: every fd it makes is above a child's fixed ones
 PROGRAM_NAME = "<program>"
 
 
@@ -303,11 +324,15 @@ class Channels:
 
 def install_fds(mapping: list[tuple[int, int, bool]]) -> None:
     """Put each pipe end on its fixed number and close everything else (the worker's own pipes
-    to the harness above all)."""
-    high = [fcntl.fcntl(src, fcntl.F_DUPFD_CLOEXEC, 100) for src, _, _ in mapping]
-    for fd, (_, dst, inheritable) in zip(high, mapping, strict=True):
-        os.dup2(fd, dst, inheritable=inheritable)
-    os.closerange(max(dst for _, dst, _ in mapping) + 1, 2**31 - 2)
+    to the harness above all). Every pipe end is above every fixed number (see
+    reserve_low_fds), so no dup2 can overwrite an end still to be moved."""
+    top = 0
+    for src, dst, inheritable in mapping:
+        if src < LOW_FDS:
+            raise RuntimeError(f"pipe end {src} is among the fixed fds of a child")
+        os.dup2(src, dst, inheritable=inheritable)
+        top = max(top, dst)
+    os.closerange(top + 1, 2**31 - 2)
 
 
 def child_main(req: dict, wd: str, ch: Channels, nonce: str, cfg: dict) -> None:
@@ -356,14 +381,22 @@ def drop_privileges(cfg: dict) -> bytes:
         os.setgroups([])
         os.setresgid(gid, gid, gid)
         os.setresuid(uid, uid, uid)
-    clear_capabilities()
     status = own_status()
-    caps = {status_field(status, k) for k in (b"CapInh", b"CapPrm", b"CapEff", b"CapAmb")}
-    if caps != {b"0000000000000000"}:
+    if capabilities_left(status):  # the uid change cleared them all, unless the worker has
+        clear_capabilities()       # inheritable ones (see clear_inheritable) or no uid to drop
+        status = own_status()
+    caps = capabilities_left(status)
+    if caps:
         raise RuntimeError(f"capabilities left after dropping privileges: {caps}")
     if uid is not None and (os.getresuid() != (uid,) * 3 or os.getresgid() != (gid,) * 3):
         raise RuntimeError("could not switch to the sandbox uid/gid")
     return status
+
+
+def capabilities_left(status: bytes) -> set[bytes]:
+    """The non-empty capability sets in a /proc status ({} when all are empty)."""
+    caps = {status_field(status, k) for k in (b"CapInh", b"CapPrm", b"CapEff", b"CapAmb")}
+    return set() if caps == {b"0000000000000000"} else caps
 
 
 def check_file_name(name: str) -> str | None:
@@ -401,7 +434,8 @@ def set_environment(req: dict, argv_mode: bool) -> None:
     if argv_mode:
         extra["CODETRIAL_NONCE_FD"] = str(ARGV_NONCE_FD)
         extra["CODETRIAL_REPORT_FD"] = str(ARGV_REPORT_FD)
-    os.environ.update(extra)
+    for key, value in extra.items():  # not update(): its Mapping check costs 15 page faults
+        os.environ[key] = value
 
 
 def own_process_count() -> int:
@@ -434,8 +468,8 @@ def set_limits(limits: dict, cfg: dict, vm_size: int) -> None:
 
 
 def exec_argv(argv: list[str], setup_fd: int) -> None:
-    for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
-        signal.signal(sig, signal.SIG_DFL)
+    for sig in (_signal.SIGPIPE, _signal.SIGXFSZ, _signal.SIGINT):
+        _signal.signal(sig, _signal.SIG_DFL)
     try:
         os.execvp(argv[0], argv)
     except OSError as exc:
@@ -449,6 +483,9 @@ class StdStreams:
     /dev/null, and its sys streams stay apart)."""
 
     def __init__(self) -> None:
+        # The interpreter's own streams, held so that a child that replaces them frees
+        # nothing: freeing them cost every child about 40 page faults.
+        self.replaced = (sys.stdin, sys.stdout, sys.stderr)
         opts = {"encoding": "utf-8", "closefd": False}
         self.stdin = open(0, errors="replace", **opts)
         self.stdout = open(1, "w", errors="backslashreplace", buffering=1, **opts)
@@ -486,16 +523,10 @@ def exit_status(exc: SystemExit) -> int:
 
 def run_code(code: str, wd: str, nonce: str, setup_fd: int) -> None:
     """exec the program as __main__; report how it ended on the private result fd."""
-    import builtins
-    import linecache
-    import types
-
     linecache.cache[PROGRAM_NAME] = (len(code), None, code.splitlines(True), PROGRAM_NAME)
-    sys.argv = [PROGRAM_NAME]
     sys.path.insert(0, wd)
-    sys.dont_write_bytecode = True
     STREAMS[0].install()
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    _signal.signal(_signal.SIGINT, _signal.default_int_handler)
     os.close(setup_fd)
     message: dict = {"nonce": nonce, "pid": os.getpid(), "completed": False}
     status = 1
@@ -1052,7 +1083,18 @@ def protocol_fds() -> tuple[int, int]:
     os.dup2(null, 0)
     os.dup2(null, 1)
     os.close(null)
+    reserve_low_fds()
     return inp, out
+
+
+def reserve_low_fds() -> None:
+    """Hold every free fd below LOW_FDS open on /dev/null: the pipes made for a child then
+    come above the numbers it gets them on, and it moves them with one dup2 each."""
+    while True:
+        fd = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+        if fd >= LOW_FDS:
+            os.close(fd)
+            return
 
 
 def arm_parent_death(cfg: dict) -> None:
@@ -1096,6 +1138,7 @@ def prepare(cfg: dict) -> None:
     for path in cfg.get("site_dirs", ()):
         add_site_dir(path)
     prctl(PR_SET_DUMPABLE, 0)  # same-uid programs cannot ptrace us or open /proc/<us>/fd
+    clear_inheritable()
     arm_parent_death(cfg)
     if not cfg["pidns"]:
         prctl(PR_SET_CHILD_SUBREAPER, 1)  # orphans of a program stay ours to find and kill
@@ -1112,6 +1155,7 @@ def prepare(cfg: dict) -> None:
     os.environ.clear()
     os.environ.update(program_environment(cfg))
     STREAMS.append(StdStreams())
+    sys.argv = [PROGRAM_NAME]  # what a program sees, set here once (a child would free ours)
     gc.freeze()  # children share these objects' pages instead of copying them on their first GC
     prctl(PR_SET_NO_NEW_PRIVS, 1)
     if SECCOMP is not None:  # here, once: every child inherits the filter (and nothing we do
