@@ -259,6 +259,25 @@ def test_a_daemon_does_not_outlive_its_program(sandbox: Sandbox) -> None:
         assert len(seen.report) == 2 and seen.report[0] == 1
 
 
+@pytest.mark.parametrize("leaves", [
+    "open('kept.txt', 'w').write('x'); os.makedirs('a/b'); os.chmod('a', 0)",  # a locked folder
+    "os.chmod('.', 0)",  # nothing, in a workdir it locked itself out of
+    "open('/dev/shm/kept', 'w').write('x'); os.chmod('.', 0o500)",
+])
+def test_what_a_program_leaves_is_removed_without_a_restart(sandbox: Sandbox,
+                                                            leaves: str) -> None:
+    restarts = sandbox.restarts
+    out = sandbox.run_sync(code(f"import os\n{leaves}\n__results__ = os.getcwd()"))
+    assert out.status == "ok", out.stderr
+    for _ in range(2):  # one of them lands on the same worker
+        seen = sandbox.run_sync(code("""
+            import os
+            __results__ = [os.getcwd(), os.listdir("."), os.listdir("/dev/shm")]
+        """))
+        assert seen.report == [out.report, [], []]
+    assert sandbox.restarts == restarts
+
+
 def test_ipc_objects_do_not_reach_the_next_program(sandbox: Sandbox) -> None:
     """A SysV segment or POSIX queue outlives its process: the worker restarts instead."""
     restarts = sandbox.restarts

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import textwrap
 import time
 
@@ -204,6 +205,12 @@ def test_detect_mode_prefers_bubblewrap(bubblewrap: None, monkeypatch: pytest.Mo
     monkeypatch.setenv("CODETRIAL_SANDBOX", "process")
     mode, reason = detect_mode()
     assert mode == "process" and "CODETRIAL_SANDBOX=process" in reason
+
+
+def test_the_bubblewrap_mode_says_which_bwrap_it_found(sandbox: Sandbox) -> None:
+    version = subprocess.run(["bwrap", "--version"], capture_output=True, text=True).stdout
+    assert sandbox.mode == "bubblewrap"
+    assert sandbox.mode_reason.startswith(f"{version.strip()}: no network;")
 
 
 def test_process_mode_runs_a_program_and_says_it_is_weaker(leftovers) -> None:

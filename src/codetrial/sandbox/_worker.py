@@ -1013,22 +1013,24 @@ def ipc_left(cfg: dict) -> bool:
 
 
 def clean_up(wd: str, cfg: dict) -> bool:
-    """Empty the workdir as the program's uid, then remove it as ourselves (we own its parent)."""
+    """Empty the workdir as the program's uid, then remove it as ourselves (we own its parent).
+    What a program left no trace in costs no change of uid: the empty workdir goes at once."""
     scrub_shared(cfg)
-    healthy = as_sandbox_user(cfg, remove_program_files, wd, cfg.get("shm_dir"))
-    try:
-        os.rmdir(wd)
-    except OSError:
-        healthy = False
-    if cfg.get("shm_dir"):
-        healthy = healthy and not os.listdir(cfg["shm_dir"])
+    healthy = True
+    if not removed_if_empty(wd):
+        healthy = as_sandbox_user(cfg, empty_dir, wd) and removed_if_empty(wd)
+    shm = cfg.get("shm_dir")
+    if shm and os.listdir(shm):
+        healthy = as_sandbox_user(cfg, clear_shm, shm) and not os.listdir(shm) and healthy
     return healthy and not os.listdir(os.path.dirname(wd)) and not ipc_left(cfg)
 
 
-def remove_program_files(wd: str, shm_dir: str | None) -> None:
-    empty_dir(wd)
-    if shm_dir:
-        clear_shm(shm_dir)
+def removed_if_empty(path: str) -> bool:
+    try:
+        os.rmdir(path)
+        return True
+    except OSError:
+        return False
 
 
 # ---------------------------------------------------------------- the server
