@@ -98,19 +98,11 @@ def _try_bubblewrap(trial: Trial) -> tuple[str, str]:
     exe = shutil.which("bwrap")
     if exe is None:
         return PROCESS, f"bwrap is not installed: {weakness()}"
-    # asked first and read last: bwrap answers while the trial worker starts
-    try:
-        version = subprocess.Popen([exe, "--version"], stdout=subprocess.PIPE,
-                                   stderr=subprocess.DEVNULL, text=True)
-    except OSError as exc:
-        return PROCESS, f"bwrap cannot be run ({exc}): {weakness()}"
     try:
         ready = trial(exe)
     except (WorkerFailure, OSError, RuntimeError) as exc:
         return PROCESS, f"bubblewrap did not start a trial sandbox ({exc}): {weakness()}"
-    finally:
-        answer = version.communicate()[0].strip()
-    return BUBBLEWRAP, _describe(answer, ready)
+    return BUBBLEWRAP, _describe(exe, ready)
 
 
 def plain_trial(exe: str) -> dict:
@@ -139,7 +131,8 @@ def run_trial(worker: WorkerProcess, uid: int | None) -> None:
         raise RuntimeError(f"trial program: {reply.get('status')} {reply.get('detail', '')}")
 
 
-def _describe(version: str, ready: dict) -> str:
+def _describe(exe: str, ready: dict) -> str:
+    version = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout.strip()
     who = ("each worker's programs run as their own unprivileged uid, without capabilities"
            if is_root() else "programs keep your uid inside a user namespace")
     seccomp = ("a seccomp filter blocks namespace, mount and other kernel-surface calls"
