@@ -633,7 +633,8 @@ class Watch:
             os.set_blocking(fd, False)
             sel.register(fd, select.POLLIN)
         pidfd = self._pidfd(sel)
-        sel.register(self.harness, select.POLLIN)  # sends nothing now: readable = gone
+        # only a hang-up: the harness may have sent the next request already (see _Slot)
+        sel.register(self.harness, 0)
         if self.stdin:
             os.set_blocking(self.ch.stdin_w, False)
             sel.register(self.ch.stdin_w, select.POLLOUT)

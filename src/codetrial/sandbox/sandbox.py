@@ -1,8 +1,9 @@
 """The sandbox: a pool of warm workers, each running one untrusted program at a time.
 
 The pool is thread-based rather than bound to one event loop: each worker is driven by
-blocking, deadline-checked I/O in a dedicated thread, so `run` works from any event loop and
-`run_sync` from plain code. Worker processes are all spawned from one more thread that lives
+blocking, deadline-checked I/O in threads of the pool's own (two per worker: one waits for the
+answer to the program it runs, one has sent it the next), so `run` works from any event loop
+and `run_sync` from plain code. Worker processes are all spawned from one more thread that lives
 until the workers are stopped: bwrap's --die-with-parent fires when the spawning *thread* exits.
 """
 
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import queue
 import shutil
 import threading
 import weakref
@@ -25,6 +25,9 @@ from codetrial.sandbox.types import Limits, Outcome, Program
 from codetrial.sandbox.worker import WorkerFailure, WorkerProcess
 
 _ids = itertools.count(1)
+PIPELINE_DEPTH = 2  # programs in one worker's hands: the one it runs and the next (see _Slot)
+PIPELINE_BELOW_SECONDS = 0.1  # the next is sent ahead only while programs run shorter
+TYPICAL_WEIGHT = 0.2  # of the latest program in the running average of how long they run
 
 
 class _Countdown:
@@ -50,7 +53,14 @@ class _Countdown:
 
 
 class _Slot:
-    """One worker position in the pool: its uid, and its worker (restarted when needed)."""
+    """One worker position in the pool: its uid, and its worker (restarted when needed).
+
+    Two programs may be in a worker's hands: the one it runs and the next, sent ahead so that
+    it starts as soon as the worker has answered (waking a harness thread to send it took
+    longer than many programs run). Requests are sent, and so answered, in turn: each waits
+    for the answer before its own. Only the request whose turn it is may replace the worker;
+    one that was sent ahead to a worker replaced meanwhile is sent again.
+    """
 
     def __init__(self, options: Options, margin: float, spawner: ThreadPoolExecutor,
                  spawned: Callable[[], None]) -> None:
@@ -61,8 +71,13 @@ class _Slot:
         self.claim = UidClaim() if is_root() else None
         self.worker: WorkerProcess | None = None
         self.starting: Future[None] | None = None  # a start begun before a program needs it
-        self.lock = threading.Lock()  # `starting`: set by begin() from the caller's thread
-        self.restarts = 0
+        self.lock = threading.Lock()  # `starting`, set by begin() from the caller's thread;
+        self.restarts = 0             # `worker` and `queued`, changed by the turn's thread
+        self.sending = threading.Lock()  # held while a request joins the queue and is sent
+        self.last_turn = threading.Event()  # set once the last request sent is done with
+        self.last_turn.set()
+        self.queued = 0  # requests sent or being sent and not yet done with
+        self.queued_seconds = 0.0  # the longest they may take: a write may wait that long
 
     @property
     def uid(self) -> int | None:
@@ -125,20 +140,69 @@ class _Slot:
 
     def run(self, program: Program, limits: Limits) -> Outcome:
         request = to_request(program, limits, next(_ids))
+        timeout = limits.wall_seconds + self.margin
+        while True:
+            try:
+                worker, ahead, turn, unsent = self._send(request, timeout)
+            except WorkerFailure as exc:  # no worker could be started
+                return Outcome(status="sandbox_error", detail=str(exc))
+            try:
+                ahead.wait()
+                if worker is self.worker:
+                    return self._answer(worker, request, timeout, unsent)
+            finally:
+                with self.lock:
+                    self.queued -= 1
+                    self.queued_seconds -= timeout
+                turn.set()
+            # the program before ours ended its worker, and took our request with it: again
+
+    def _send(self, request: dict, timeout: float
+              ) -> tuple[WorkerProcess, threading.Event, threading.Event, str | None]:
+        """Queue `request` behind those sent before it and write it to the worker: the worker
+        it went to, the turn to wait for, ours, and why it could not be written (or None)."""
+        with self.sending:
+            with self.lock:
+                worker = self.worker if self.queued else None
+                self.queued += 1
+                self.queued_seconds += timeout
+                wait = self.queued_seconds
+            try:
+                worker = worker or self._ready()  # nothing ahead: a dead worker is replaced
+            except BaseException:
+                with self.lock:
+                    self.queued -= 1
+                    self.queued_seconds -= timeout
+                raise
+            ahead, turn = self.last_turn, threading.Event()
+            self.last_turn = turn
+            return worker, ahead, turn, worker.send(request, wait)
+
+    def _answer(self, worker: WorkerProcess, request: dict, timeout: float,
+                unsent: str | None) -> Outcome:
+        """Our turn, on the worker that has our request (or failed to take it)."""
         try:
-            reply = self._ready().call(request, limits.wall_seconds + self.margin)
+            if unsent:
+                raise WorkerFailure(f"{unsent}; the worker was killed")
+            reply = worker.receive(request, timeout)
         except WorkerFailure as exc:
-            self.discard()
+            self.discard(worker)
             return Outcome(status="sandbox_error", detail=str(exc))
         if reply.get("restart"):
-            self.discard()
+            self.discard(worker)
         return to_outcome(reply)
 
-    def discard(self) -> None:
-        if self.worker is not None:
-            self.worker.kill()
-            self.worker = None
-            self.restarts += 1
+    def discard(self, worker: WorkerProcess | None = None) -> None:
+        """Kill `worker` (by default the current one) before anything replaces it: a kill
+        also ends every process of the slot's uid, which a new worker would share."""
+        worker = worker or self.worker
+        if worker is None:
+            return
+        worker.kill()
+        with self.lock:
+            if self.worker is worker:
+                self.worker = None
+                self.restarts += 1
 
     def close(self) -> None:
         self.settle(keep=True)  # a start still under way ends first, then is stopped
@@ -205,10 +269,11 @@ class Sandbox:
         if self.unmasked:
             self.mode_reason += ("; these answer keys cannot be masked and stay visible: "
                                  + ", ".join(self.unmasked))
-        self._free: queue.SimpleQueue[_Slot] = queue.SimpleQueue()
-        for slot in self._slots:
-            self._free.put(slot)
-        self._executor = ThreadPoolExecutor(workers, thread_name_prefix="codetrial-sandbox")
+        self._taking = threading.Condition()  # guards each slot's `taken` and `_typical`
+        self._taken = {slot: 0 for slot in self._slots}  # programs given to each slot
+        self._typical = 0.0  # seconds a program runs, lately (a running average)
+        self._executor = ThreadPoolExecutor(PIPELINE_DEPTH * workers,
+                                            thread_name_prefix="codetrial-sandbox")
         self._closed = False
 
     def _trial(self, exe: str) -> dict:
@@ -253,11 +318,34 @@ class Sandbox:
         return sum(slot.restarts for slot in self._slots)
 
     def _run(self, program: Program, limits: Limits) -> Outcome:
-        slot = self._free.get()
+        slot = self._take()
+        outcome = None
         try:
-            return slot.run(program, limits)
+            outcome = slot.run(program, limits)
+            return outcome
         finally:
-            self._free.put(slot)
+            self._give_back(slot, outcome)
+
+    def _take(self) -> _Slot:
+        """An idle slot, else (while programs are short) one whose worker has a program but
+        none sent ahead. A program sent ahead waits for the one before it, even if another
+        worker frees up first: worth it only when that wait is short."""
+        with self._taking:
+            while True:
+                depths = (1, PIPELINE_DEPTH) if self._typical < PIPELINE_BELOW_SECONDS else (1,)
+                for depth in depths:
+                    for slot in self._slots:
+                        if self._taken[slot] < depth:
+                            self._taken[slot] += 1
+                            return slot
+                self._taking.wait()
+
+    def _give_back(self, slot: _Slot, outcome: Outcome | None) -> None:
+        with self._taking:
+            self._taken[slot] -= 1
+            if outcome is not None:
+                self._typical += (outcome.wall_seconds - self._typical) * TYPICAL_WEIGHT
+            self._taking.notify()
 
     async def run(self, program: Program, limits: Limits = Limits()) -> Outcome:  # noqa: B008
         """Run one program; waits for a free worker. Never raises for what the program did."""

@@ -10,8 +10,10 @@ import os
 import select
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable
+from typing import NoReturn
 
 from codetrial.sandbox import protocol
 from codetrial.sandbox.launch import Launch
@@ -39,6 +41,10 @@ class WorkerProcess:
         self._in, self._out = self._proc.stdin.fileno(), self._proc.stdout.fileno()
         os.set_blocking(self._in, False)
         os.set_blocking(self._out, False)
+        # held while a request is written: the input is closed only between writes (one
+        # thread may write the next request while another waits for the current answer)
+        self._writing = threading.Lock()
+        self._input_open = True
 
     @classmethod
     def start(cls, launch: Launch, timeout: float = START_SECONDS,
@@ -68,18 +74,42 @@ class WorkerProcess:
         return self._proc.poll() is None
 
     def call(self, request: dict, timeout: float) -> dict:
+        """Send `request` and wait for its answer, `timeout` seconds in all."""
         deadline = time.monotonic() + timeout
+        problem = self.send(request, timeout)
+        if problem:
+            self._fail(problem)
+        return self.receive(request, max(0.0, deadline - time.monotonic()))
+
+    def send(self, request: dict, timeout: float) -> str | None:
+        """Write `request`, which the worker reads once it has answered those sent before it;
+        None, or why it could not be written in `timeout` seconds. Nothing is killed here:
+        whose fault it is depends on what the worker was doing (see _Slot)."""
+        with self._writing:
+            if not self._input_open:
+                return "the worker's input is closed"
+            try:
+                protocol.send(self._in, request, time.monotonic() + timeout)
+            except protocol.ChannelError as exc:
+                return str(exc)
+        return None
+
+    def receive(self, request: dict, timeout: float) -> dict:
+        """The next answer, which must be `request`'s; the worker is killed (WorkerFailure)
+        if none comes within `timeout` seconds."""
         try:
-            protocol.send(self._in, request, deadline)
-            reply = protocol.recv(self._out, deadline)
+            reply = protocol.recv(self._out, time.monotonic() + timeout)
         except protocol.ChannelError as exc:
-            tail = self.log_tail()
-            self.kill()
-            raise WorkerFailure(f"{exc}; the worker was killed{tail}") from exc
+            self._fail(str(exc))
         if reply.get("id") != request.get("id"):
             self.kill()
             raise WorkerFailure("the worker answered another request; it was killed")
         return reply
+
+    def _fail(self, problem: str) -> NoReturn:
+        tail = self.log_tail()  # before kill() closes the log
+        self.kill()
+        raise WorkerFailure(f"{problem}; the worker was killed{tail}")
 
     def log_tail(self, limit: int = 2000) -> str:
         try:
@@ -109,10 +139,12 @@ class WorkerProcess:
 
     def end_input(self) -> None:
         """EOF on the worker's input: it exits once its program is done (see stop)."""
-        try:
-            self._proc.stdin.close()
-        except OSError:
-            pass
+        with self._writing:  # a write under way fails first: kill() signals before it closes
+            self._input_open = False
+            try:
+                self._proc.stdin.close()
+            except OSError:
+                pass
 
     def stop(self, grace: float = 2.0) -> None:
         """Ask the worker to exit (EOF on its input); kill it if it does not."""
@@ -139,7 +171,8 @@ class WorkerProcess:
             os.close(pidfd)
 
     def _close(self) -> None:
-        for stream in (self._proc.stdin, self._proc.stdout, self._log):
+        self.end_input()
+        for stream in (self._proc.stdout, self._log):
             try:
                 stream.close()
             except OSError:
