@@ -1,3 +1,3 @@
-from codetrial.cli import main
+from codetrial.entry import main
 
 main()

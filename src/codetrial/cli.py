@@ -14,6 +14,7 @@ import typer
 
 from codetrial.core import UsageError
 from codetrial.lazy_commands import LazyGroup, lazy_groups
+from codetrial.runner.early import DEFAULT_WORKERS
 
 if TYPE_CHECKING:  # imported by the commands that use them: `--help` needs none of them
     from rich.console import Console
@@ -95,7 +96,8 @@ def run(
     max_concurrency: Annotated[int | None, typer.Option(
         help="API models: the most the limiter may rise to.")] = None,
     workers: Annotated[int, typer.Option(
-        help="Warm sandbox workers (local executor; on Ray each node uses its CPUs).")] = 2,
+        help="Warm sandbox workers (local executor; on Ray each node uses its CPUs).")
+    ] = DEFAULT_WORKERS,
     executor: Annotated[str, typer.Option(help="local or ray")] = "local",
     ray_address: Annotated[str | None, typer.Option(
         help="Ray cluster: auto or HOST:6379 (default: start a local instance).")] = None,

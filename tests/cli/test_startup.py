@@ -33,8 +33,10 @@ NEVER_FOR_RUN = {"codetrial.perf", "codetrial.synth", "codetrial.suites.jsonsche
 def test_help_imports_neither_the_runner_nor_the_sub_apps(ct_home):
     names, proc = imported(ct_home, "--help")
     assert proc.returncode == 0 and "perf" in proc.stdout and "synth" in proc.stdout
-    unwanted = NEVER_FOR_RUN | {"codetrial.runner", "codetrial.store", "pydantic", "asyncio"}
+    unwanted = NEVER_FOR_RUN | {"codetrial.store", "pydantic", "asyncio"}
     assert not names & unwanted, names & unwanted
+    runner = {n for n in names if n.startswith("codetrial.runner.")}
+    assert runner <= {"codetrial.runner.early"}, runner  # its default worker count: no engine
 
 
 def test_a_sub_app_is_imported_when_named(ct_home):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,59 @@ def test_the_command_waits_for_the_workers_processes_but_not_for_them_to_be_read
     begun = early_sandbox()
     early._begun.clear()
     begun.close()
+
+
+def test_a_runs_arguments_begin_its_sandbox_before_they_are_parsed(ct_home):
+    """`run humaneval ...`: the guess builds what the parsed options then ask for, once."""
+    early.guess(["run", "humaneval", "--model", "reference", "--json"])
+    guessed = early_sandbox()
+    config = RunConfig(suite="humaneval", model="reference")
+    early.begin(config)
+    assert len(early._begun) == 1
+    suite = create_suite("humaneval", {})
+
+    async def taken() -> executors.Executor:
+        executor = await executors.start_executor(config, suite.preload, hidden_paths(suite))
+        await executor.aclose()
+        return executor
+
+    assert asyncio.run(taken()).sandbox is guessed and guessed._closed
+
+
+def test_a_wrong_guess_is_closed_and_the_options_sandbox_taken(ct_home):
+    before = set(descendants(os.getpid()))
+    early.guess(["run", "humaneval", "--workers", "1"])  # the guess knows no options
+    guessed = early_sandbox()
+    config = RunConfig(suite="humaneval", model="reference", sandbox_workers=1)
+    early.begin(config)
+    assert len(early._begun) == 2
+    suite = create_suite("humaneval", {})
+
+    async def taken() -> executors.Executor:
+        executor = await executors.start_executor(config, suite.preload, hidden_paths(suite))
+        await executor.aclose()
+        return executor
+
+    executor = asyncio.run(taken())
+    assert executor.sandbox is not guessed and executor.capacity == 1
+    assert guessed._closed and not early._begun
+    assert not set(descendants(os.getpid())) - before
+
+
+@pytest.mark.parametrize("args", [[], ["run"], ["run", "--resume", "RUN"], ["report", "RUN"],
+                                  ["run", "--help"]])
+def test_only_a_run_that_names_its_suite_is_guessed(args):
+    early.guess(args)
+    assert early._begun == []
+
+
+def test_a_guess_for_a_run_elsewhere_is_closed_once_built(ct_home):
+    early.guess(["run", "humaneval", "--executor", "ray"])
+    build = early._begun[0]
+    early.begin(RunConfig(suite="humaneval", model="reference", executor="ray"))
+    assert early._begun == []
+    assert build.done.wait(60) and build.sandbox is not None
+    deadline = time.monotonic() + 30
+    while not build.sandbox._closed and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert build.sandbox._closed and build.sandbox.worker_pids == []

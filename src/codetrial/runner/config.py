@@ -12,6 +12,7 @@ from types import NoneType, UnionType
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from codetrial.core.errors import UsageError
+from codetrial.runner.early import DEFAULT_WORKERS
 
 # What start_run (and import) store beside the config; a resume reads past them.
 STORED_BESIDE = frozenset({"suite_version", "planned_samples", "toolchains", "unskipped",
@@ -43,7 +44,7 @@ class RunConfig:
     limit: int | None = None
     concurrency: int = bounded(4, ge=1)  # API models: the limiter's starting level
     max_concurrency: int | None = bounded(None, ge=1)  # API models: the most it may rise to
-    sandbox_workers: int = bounded(2, ge=1)  # local executor; on Ray each node uses its CPUs
+    sandbox_workers: int = bounded(DEFAULT_WORKERS, ge=1)  # local; on Ray: each node's CPUs
     executor: Literal["local", "ray"] = "local"
     ray_address: str | None = None  # "auto" or "HOST:6379"; None starts a local instance
     cache: bool = True

@@ -1,10 +1,11 @@
 """The run's local sandbox, begun before the command imports the engine.
 
-Starting the sandbox's workers is most of a short run's wait, and it needs only the config:
-`begin` builds it in a thread from the moment the command has parsed its options (this module
-imports nothing heavy, so that moment comes early: the thread imports the sandbox), and
-`start_executor` takes it with `take` when it wants the same workers, preload and hidden paths;
-otherwise it is closed.
+Starting the sandbox's workers is most of a short run's wait, and it needs only the suite, its
+options and the number of workers: `guess` begins it from the raw arguments before the command
+line framework is imported (`codetrial run SUITE ...`: the suite's defaults), `begin` once the
+options are parsed (kept if the guess was right), each in a thread (this module imports nothing
+heavy: the thread imports the sandbox). `start_executor` takes the build with `take` when it
+wants the same workers, preload and hidden paths; every other build is closed.
 """
 
 from __future__ import annotations
@@ -28,13 +29,14 @@ BUILD_SWITCH_SECONDS = 0.0005
 # until then the thread's work is the run's critical path, and the command's imports would
 # take half of the GIL from it (the processes started 145 ms after begin instead of 70).
 HEAD_START_SECONDS = 0.5
+DEFAULT_WORKERS = 2  # the sandbox's workers when the command line does not say
 
 
 class _Build:
     """One sandbox being built in a thread; `done` is set once it is built or has failed."""
 
-    def __init__(self, config: RunConfig) -> None:
-        self.config = config
+    def __init__(self, suite: str, options: dict, workers: int) -> None:
+        self.wanted = (suite, options, workers)
         self.switch = sys.getswitchinterval()  # restored once built
         self.done = threading.Event()
         self.spawned = threading.Event()  # set when the workers' processes exist
@@ -50,9 +52,10 @@ class _Build:
             from codetrial.sandbox import Sandbox
             from codetrial.suites import create_suite
 
-            suite = create_suite(self.config.suite, self.config.suite_options)
-            workers, preload, hidden = self.key = (
-                self.config.sandbox_workers, tuple(suite.preload), hidden_paths(suite))
+            name, options, workers = self.wanted
+            suite = create_suite(name, options)
+            self.key = (workers, tuple(suite.preload), hidden_paths(suite))
+            workers, preload, hidden = self.key
             self.sandbox = Sandbox(workers=workers, preload=preload, hidden=hidden,
                                    spawned=self.spawned.set)
             self.sandbox.start()
@@ -63,16 +66,41 @@ class _Build:
             self.spawned.set()
             self.done.set()
 
+    def close_when_built(self) -> None:
+        """Close the sandbox once built, in a thread: nobody waits for one not wanted."""
+        def close() -> None:
+            self.done.wait()
+            if self.sandbox is not None:
+                self.sandbox.close()
+        threading.Thread(target=close, name="codetrial-early-close", daemon=True).start()
 
-_begun: list[_Build] = []  # at most one
+
+_begun: list[_Build] = []  # the guess and, if the options proved it wrong, the right one
+
+
+def guess(args: list[str]) -> None:
+    """`codetrial run SUITE ...`: begin the sandbox SUITE's defaults ask for, before the
+    options are even parsed (begin keeps it if they agree, takes another if not)."""
+    if len(args) > 1 and args[0] == "run" and not args[1].startswith("-"):
+        _start(_Build(args[1], {}, DEFAULT_WORKERS))
 
 
 def begin(config: RunConfig) -> None:
-    """Start building the local sandbox `config` asks for, in a thread, and give the thread
-    a head start: until the workers' processes exist, this thread waits."""
-    if config.executor != "local" or _begun:
+    """Start building the local sandbox `config` asks for, in a thread, unless a guess
+    already builds it (a wrong guess is closed when the right one is taken)."""
+    if config.executor != "local":
+        while _begun:
+            _begun.pop().close_when_built()
         return
-    build = _Build(config)
+    wanted = (config.suite, config.suite_options, config.sandbox_workers)
+    if not any(build.wanted == wanted for build in _begun):
+        _start(_Build(*wanted))
+
+
+def _start(build: _Build) -> None:
+    """Give the thread a head start: until the workers' processes exist, this thread waits."""
+    if _begun:  # the interval to restore is the one from before any build
+        build.switch = _begun[0].switch
     _begun.append(build)
     sys.setswitchinterval(min(build.switch, BUILD_SWITCH_SECONDS))
     threading.Thread(target=build.run, name="codetrial-early-sandbox", daemon=True).start()
@@ -81,19 +109,20 @@ def begin(config: RunConfig) -> None:
 
 async def take(workers: int, preload: tuple[str, ...], hidden: tuple[str, ...]
                ) -> LocalExecutor | None:
-    """The sandbox begun earlier if it is the one wanted, else None (and it is closed). A
-    build that failed gives None too: the caller starts one, and reports its failure."""
+    """The sandbox begun earlier if it is the one wanted, else None; every other is closed.
+    A build that failed gives None too: the caller starts one, and reports its failure."""
     import asyncio
 
     from codetrial.runner.executors import LocalExecutor
 
-    if not _begun:
-        return None
-    build = _begun.pop()
-    await asyncio.to_thread(build.done.wait)
-    if build.sandbox is None:
-        return None
-    if build.key == (workers, tuple(preload), tuple(hidden)):
-        return LocalExecutor(workers, preload, hidden, sandbox=build.sandbox)
-    await build.sandbox.aclose()
-    return None
+    taken = None
+    while _begun:
+        build = _begun.pop()
+        await asyncio.to_thread(build.done.wait)
+        if build.sandbox is None:
+            continue
+        if taken is None and build.key == (workers, tuple(preload), tuple(hidden)):
+            taken = LocalExecutor(workers, preload, hidden, sandbox=build.sandbox)
+        else:
+            await build.sandbox.aclose()
+    return taken
