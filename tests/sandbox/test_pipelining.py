@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from codetrial.sandbox import Program, Sandbox
+from codetrial.sandbox import Limits, Program, Sandbox
 from codetrial.sandbox import worker as worker_module
 
 
@@ -71,6 +71,17 @@ def test_a_request_sent_ahead_survives_the_restart_of_its_worker(bubblewrap: Non
         assert first.status == "ok" and first.report >= 0, first
         assert (second.status, second.report) == ("ok", "after"), second
         assert sb.restarts == 1
+
+
+def test_a_program_sent_ahead_of_one_that_times_out_runs_after_it(bubblewrap: None) -> None:
+    with Sandbox(workers=1) as sb:
+        with ThreadPoolExecutor(2) as pool:
+            stuck = pool.submit(sb.run_sync, code("while True: pass"), Limits(wall_seconds=1))
+            time.sleep(0.2)  # the endless one runs; the next is sent ahead to the same worker
+            after = pool.submit(sb.run_sync, code("__results__ = 'after'"))
+            outs = [stuck.result(), after.result()]
+        assert [(o.status, o.report) for o in outs] == [("timeout", None), ("ok", "after")]
+        assert sb.restarts == 0
 
 
 def test_a_big_request_sent_ahead_waits_for_its_worker(bubblewrap: None) -> None:
