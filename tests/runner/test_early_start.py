@@ -31,6 +31,18 @@ def early_sandbox() -> Sandbox:
     return build.sandbox
 
 
+def started_executor(config: RunConfig) -> executors.Executor:
+    """The executor a run of `config` starts (a begun sandbox, if it fits), then closed."""
+    suite = create_suite(config.suite, config.suite_options)
+
+    async def started() -> executors.Executor:
+        executor = await executors.start_executor(config, suite.preload, hidden_paths(suite))
+        await executor.aclose()
+        return executor
+
+    return asyncio.run(started())
+
+
 def test_prepare_takes_the_sandbox_begun_for_the_same_run(ct_home):
     config = RunConfig(suite="humaneval", model="reference", limit=2, cache=False)
     early.begin(config)
@@ -52,15 +64,8 @@ def test_a_sandbox_begun_for_other_options_is_closed_and_another_started(ct_home
     before = set(descendants(os.getpid()))
     early.begin(RunConfig(suite="humaneval", model="reference", sandbox_workers=1))
     begun = early_sandbox()
-    suite = create_suite("humaneval", {})
-    config = RunConfig(suite="humaneval", model="reference", sandbox_workers=2)
-
-    async def started() -> executors.Executor:
-        executor = await executors.start_executor(config, suite.preload, hidden_paths(suite))
-        await executor.aclose()
-        return executor
-
-    executor = asyncio.run(started())
+    executor = started_executor(RunConfig(suite="humaneval", model="reference",
+                                          sandbox_workers=2))
     assert executor.sandbox is not begun and executor.capacity == 2
     assert begun._closed and begun.worker_pids == []
     assert not set(descendants(os.getpid())) - before
@@ -134,14 +139,7 @@ def test_a_runs_arguments_begin_its_sandbox_before_they_are_parsed(ct_home):
     config = RunConfig(suite="humaneval", model="reference")
     early.begin(config)
     assert len(early._begun) == 1
-    suite = create_suite("humaneval", {})
-
-    async def taken() -> executors.Executor:
-        executor = await executors.start_executor(config, suite.preload, hidden_paths(suite))
-        await executor.aclose()
-        return executor
-
-    assert asyncio.run(taken()).sandbox is guessed and guessed._closed
+    assert started_executor(config).sandbox is guessed and guessed._closed
 
 
 def test_a_wrong_guess_is_closed_and_the_options_sandbox_taken(ct_home):
@@ -151,14 +149,7 @@ def test_a_wrong_guess_is_closed_and_the_options_sandbox_taken(ct_home):
     config = RunConfig(suite="humaneval", model="reference", sandbox_workers=1)
     early.begin(config)
     assert len(early._begun) == 2
-    suite = create_suite("humaneval", {})
-
-    async def taken() -> executors.Executor:
-        executor = await executors.start_executor(config, suite.preload, hidden_paths(suite))
-        await executor.aclose()
-        return executor
-
-    executor = asyncio.run(taken())
+    executor = started_executor(config)
     assert executor.sandbox is not guessed and executor.capacity == 1
     assert guessed._closed and not early._begun
     assert not set(descendants(os.getpid())) - before
