@@ -156,7 +156,7 @@ def test_a_wrong_guess_is_closed_and_the_options_sandbox_taken(ct_home):
 
 
 @pytest.mark.parametrize("args", [[], ["run"], ["run", "--resume", "RUN"], ["report", "RUN"],
-                                  ["run", "--help"]])
+                                  ["run", "--help"], ["run", "humaneval", "--help"]])
 def test_only_a_run_that_names_its_suite_is_guessed(args):
     early.guess(args)
     assert early._begun == []

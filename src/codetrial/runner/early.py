@@ -81,7 +81,8 @@ _begun: list[_Build] = []  # the guess and, if the options proved it wrong, the 
 def guess(args: list[str]) -> None:
     """`codetrial run SUITE ...`: begin the sandbox SUITE's defaults ask for, before the
     options are even parsed (begin keeps it if they agree, takes another if not)."""
-    if len(args) > 1 and args[0] == "run" and not args[1].startswith("-"):
+    asks_help = "--help" in args
+    if len(args) > 1 and args[0] == "run" and not args[1].startswith("-") and not asks_help:
         _start(_Build(args[1], {}, DEFAULT_WORKERS))
 
 

@@ -71,8 +71,10 @@ class _Slot:
         self.claim = UidClaim() if is_root() else None
         self.worker: WorkerProcess | None = None
         self.starting: Future[None] | None = None  # a start begun before a program needs it
-        self.lock = threading.Lock()  # `starting`, set by begin() from the caller's thread;
-        self.restarts = 0             # `worker` and `queued`, changed by the turn's thread
+        # guards `starting` (set by begin() from the caller's thread), `worker`, `queued`
+        # and `restarts` (changed by the threads that send and answer requests)
+        self.lock = threading.Lock()
+        self.restarts = 0
         self.sending = threading.Lock()  # held while a request joins the queue and is sent
         self.last_turn = threading.Event()  # set once the last request sent is done with
         self.last_turn.set()
@@ -269,7 +271,7 @@ class Sandbox:
         if self.unmasked:
             self.mode_reason += ("; these answer keys cannot be masked and stay visible: "
                                  + ", ".join(self.unmasked))
-        self._taking = threading.Condition()  # guards each slot's `taken` and `_typical`
+        self._taking = threading.Condition()  # guards `_taken` and `_typical`
         self._taken = {slot: 0 for slot in self._slots}  # programs given to each slot
         self._typical = 0.0  # seconds a program runs, lately (a running average)
         self._executor = ThreadPoolExecutor(PIPELINE_DEPTH * workers,
