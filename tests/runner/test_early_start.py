@@ -142,6 +142,16 @@ def test_a_runs_arguments_begin_its_sandbox_before_they_are_parsed(ct_home):
     assert started_executor(config).sandbox is guessed and guessed._closed
 
 
+def test_a_guess_is_kept_for_options_that_change_no_worker(ct_home):
+    early.guess(["run", "humaneval", "-o", "test_timeout=5"])
+    guessed = early_sandbox()
+    config = RunConfig(suite="humaneval", model="reference",
+                       suite_options={"test_timeout": "5"})
+    early.begin(config)
+    assert len(early._begun) == 1
+    assert started_executor(config).sandbox is guessed
+
+
 def test_a_wrong_guess_is_closed_and_the_options_sandbox_taken(ct_home):
     before = set(descendants(os.getpid()))
     early.guess(["run", "humaneval", "--workers", "1"])  # the guess knows no options

@@ -48,13 +48,9 @@ class _Build:
         """Only what the workers' start needs is imported first (not the executors, nor
         asyncio): the processes start sooner, and import their own modules meanwhile."""
         try:
-            from codetrial.runner.hidden import hidden_paths
             from codetrial.sandbox import Sandbox
-            from codetrial.suites import create_suite
 
-            name, options, workers = self.wanted
-            suite = create_suite(name, options)
-            self.key = (workers, tuple(suite.preload), hidden_paths(suite))
+            self.key = sandbox_key(*self.wanted)
             workers, preload, hidden = self.key
             self.sandbox = Sandbox(workers=workers, preload=preload, hidden=hidden,
                                    spawned=self.spawned.set)
@@ -94,8 +90,30 @@ def begin(config: RunConfig) -> None:
             _begun.pop().close_when_built()
         return
     wanted = (config.suite, config.suite_options, config.sandbox_workers)
-    if not any(build.wanted == wanted for build in _begun):
-        _start(_Build(*wanted))
+    if any(build.wanted == wanted for build in _begun) or _guess_fits(wanted):
+        return
+    _start(_Build(*wanted))
+
+
+def _guess_fits(wanted: tuple[str, dict, int]) -> bool:
+    """Whether a sandbox begun already is the one `wanted` needs, though its options differ
+    (`-o test_timeout=5` changes no worker)."""
+    known = [build.key for build in _begun if build.key is not None]
+    if not known:
+        return False
+    try:
+        return sandbox_key(*wanted) in known
+    except Exception:  # noqa: BLE001 - a bad option: prepare reports it
+        return False
+
+
+def sandbox_key(suite: str, options: dict, workers: int) -> Key:
+    """What a suite's sandbox is made of: workers, preload, hidden paths."""
+    from codetrial.runner.hidden import hidden_paths
+    from codetrial.suites import create_suite
+
+    made = create_suite(suite, options)
+    return workers, tuple(made.preload), hidden_paths(made)
 
 
 def _start(build: _Build) -> None:
