@@ -278,18 +278,24 @@ def test_what_a_program_leaves_is_removed_without_a_restart(sandbox: Sandbox,
     assert sandbox.restarts == restarts
 
 
-def test_ipc_objects_do_not_reach_the_next_program(sandbox: Sandbox) -> None:
-    """A SysV segment or POSIX queue outlives its process: the worker restarts instead."""
+@pytest.mark.parametrize(("table", "make"), [
+    ("shm", "shmget(0, 4096, 0o1600)"),  # IPC_PRIVATE, IPC_CREAT | 0600
+    ("sem", "semget(0, 1, 0o1600)"),
+    ("msg", "msgget(0, 0o1600)"),
+])
+def test_ipc_objects_do_not_reach_the_next_program(sandbox: Sandbox, table: str,
+                                                   make: str) -> None:
+    """A SysV segment, semaphore set or queue outlives its process: the worker restarts."""
     restarts = sandbox.restarts
-    out = sandbox.run_sync(code("""
+    out = sandbox.run_sync(code(f"""
         import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
-        __results__ = libc.shmget(0, 4096, 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0600
+        __results__ = libc.{make}
     """))
     assert out.status == "ok" and out.report >= 0, out
     assert sandbox.restarts == restarts + 1
     for _ in range(2):
-        seen = sandbox.run_sync(code("__results__ = open('/proc/sysvipc/shm').read()"))
+        seen = sandbox.run_sync(code(f"__results__ = open('/proc/sysvipc/{table}').read()"))
         assert seen.status == "ok" and len(seen.report.splitlines()) == 1
 
 

@@ -999,6 +999,39 @@ def scrub_shared(cfg: dict) -> None:
 
 
 IPC_TABLES = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")
+SHM_INFO, SEM_INFO, MSG_INFO = 14, 19, 12
+
+
+class _ShmInfo(ctypes.Structure):
+    _fields_ = [("used_ids", ctypes.c_int)] + [
+        (name, ctypes.c_ulong) for name in ("tot", "rss", "swp", "attempts", "successes")]
+
+
+class _SemInfo(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_int) for name in (
+        "semmap", "semmni", "semmns", "semmnu", "semmsl", "semopm", "semume", "semusz",
+        "semvmx", "semaem")]
+
+
+class _MsgInfo(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_int) for name in (
+        "msgpool", "msgmap", "msgmax", "msgmnb", "msgmni", "msgssz", "msgtql")] + [
+        ("msgseg", ctypes.c_ushort)]
+
+
+_IPC_INFO = (_ShmInfo(), _SemInfo(), _MsgInfo())  # built once, as SECCOMP
+
+
+def sysv_objects() -> int | None:
+    """The shared memory segments, semaphore sets and message queues in our IPC namespace,
+    or None if the kernel does not say (its *_INFO calls take 1.5 us each here; reading
+    /proc/sysvipc took 30 us a file, after every program)."""
+    shm, sem, msg = _IPC_INFO
+    if (_libc.shmctl(0, SHM_INFO, ctypes.byref(shm)) < 0
+            or _libc.semctl(0, 0, SEM_INFO, ctypes.byref(sem)) < 0
+            or _libc.msgctl(0, MSG_INFO, ctypes.byref(msg)) < 0):
+        return None
+    return shm.used_ids + sem.semusz + msg.msgpool
 
 
 def ipc_left(cfg: dict) -> bool:
@@ -1006,9 +1039,11 @@ def ipc_left(cfg: dict) -> bool:
     data to the next one through them. Rare enough that a fresh namespace is the cleanup."""
     if not cfg["pidns"]:
         return False
-    for table in IPC_TABLES:
-        if (read_small(table) or b"").strip().count(b"\n") > 0:  # more than the header line
-            return True
+    left = sysv_objects()
+    if left is None:  # count the lines after each table's header instead
+        left = sum((read_small(t) or b"").strip().count(b"\n") for t in IPC_TABLES)
+    if left:
+        return True
     mqueue = cfg.get("mqueue_dir")
     return bool(mqueue and os.path.isdir(mqueue) and os.listdir(mqueue))
 
