@@ -105,8 +105,13 @@ def prctl(option: int, arg: object = 0, arg2: object = 0) -> None:
     arg = ctypes.c_ulong(arg) if isinstance(arg, int) else arg
     arg2 = ctypes.c_ulong(arg2) if isinstance(arg2, int) else arg2
     if _libc.prctl(ctypes.c_int(option), arg, arg2, ctypes.c_ulong(0), ctypes.c_ulong(0)) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"prctl({option}): {os.strerror(err)}")
+        raise libc_error(f"prctl({option})")
+
+
+def libc_error(call: str) -> OSError:
+    """The error of the libc call that just failed (ctypes keeps its errno)."""
+    err = ctypes.get_errno()
+    return OSError(err, f"{call}: {os.strerror(err)}")
 
 
 def proc_pids() -> list[int]:
@@ -249,8 +254,7 @@ _CAP_HEADER, _CAP_NONE = _CapHeader(0x20080522, 0), (_CapData * 2)()  # built on
 
 def capset(data: ctypes.Array) -> None:
     if _libc.capset(ctypes.byref(_CAP_HEADER), data) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"capset: {os.strerror(err)}")
+        raise libc_error("capset")
 
 
 def clear_capabilities() -> None:
@@ -264,8 +268,7 @@ def clear_inheritable() -> None:
     call in every child costs about 40 page faults). The worker never execs: they are unused."""
     data = (_CapData * 2)()
     if _libc.capget(ctypes.byref(_CAP_HEADER), data) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"capget: {os.strerror(err)}")
+        raise libc_error("capget")
     for half in data:
         half.inheritable = 0
     capset(data)

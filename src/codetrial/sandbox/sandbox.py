@@ -153,9 +153,7 @@ class _Slot:
                 if worker is self.worker:
                     return self._answer(worker, request, timeout, unsent)
             finally:
-                with self.lock:
-                    self.queued -= 1
-                    self.queued_seconds -= timeout
+                self._leave(timeout)
                 turn.set()
             # the program before ours ended its worker, and took our request with it: again
 
@@ -172,20 +170,24 @@ class _Slot:
             try:
                 worker = worker or self._ready()  # nothing ahead: a dead worker is replaced
             except BaseException:
-                with self.lock:
-                    self.queued -= 1
-                    self.queued_seconds -= timeout
+                self._leave(timeout)
                 raise
             ahead, turn = self.last_turn, threading.Event()
             self.last_turn = turn
             return worker, ahead, turn, worker.send(request, wait)
+
+    def _leave(self, timeout: float) -> None:
+        """A request sent (or given up) is done with: it no longer counts as queued."""
+        with self.lock:
+            self.queued -= 1
+            self.queued_seconds -= timeout
 
     def _answer(self, worker: WorkerProcess, request: dict, timeout: float,
                 unsent: str | None) -> Outcome:
         """Our turn, on the worker that has our request (or failed to take it)."""
         try:
             if unsent:
-                raise WorkerFailure(f"{unsent}; the worker was killed")
+                worker.fail(unsent)
             reply = worker.receive(request, timeout)
         except WorkerFailure as exc:
             self.discard(worker)

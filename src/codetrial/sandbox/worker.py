@@ -78,7 +78,7 @@ class WorkerProcess:
         deadline = time.monotonic() + timeout
         problem = self.send(request, timeout)
         if problem:
-            self._fail(problem)
+            self.fail(problem)
         return self.receive(request, max(0.0, deadline - time.monotonic()))
 
     def send(self, request: dict, timeout: float) -> str | None:
@@ -100,13 +100,14 @@ class WorkerProcess:
         try:
             reply = protocol.recv(self._out, time.monotonic() + timeout)
         except protocol.ChannelError as exc:
-            self._fail(str(exc))
+            self.fail(str(exc))
         if reply.get("id") != request.get("id"):
             self.kill()
             raise WorkerFailure("the worker answered another request; it was killed")
         return reply
 
-    def _fail(self, problem: str) -> NoReturn:
+    def fail(self, problem: str) -> NoReturn:
+        """Kill the worker for `problem` (WorkerFailure, with the end of its stderr)."""
         tail = self.log_tail()  # before kill() closes the log
         self.kill()
         raise WorkerFailure(f"{problem}; the worker was killed{tail}")
