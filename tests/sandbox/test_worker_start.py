@@ -18,6 +18,7 @@ import pytest
 
 import codetrial
 from codetrial.sandbox import Program, Sandbox, bwrap, bytecode, launch
+from codetrial.sandbox.judged import STDLIB
 from codetrial.sandbox.launch import PRELOADED, Options
 
 SRC = str(Path(codetrial.__file__).resolve().parents[1])
@@ -257,9 +258,10 @@ def test_the_worker_adds_pth_paths_but_never_runs_their_imports(
 # --- what the workers preload ---------------------------------------------------------------
 
 
-def test_options_without_preload_load_all_our_modules_and_nothing_else() -> None:
+def test_options_without_preload_load_all_our_modules_and_the_usual_stdlib() -> None:
     assert Options().our_modules() == list(PRELOADED)
-    assert Options().other_modules() == []
+    assert Options().other_modules() == list(STDLIB)
+    assert Options(preload=("math",)).other_modules() == ["math"]
 
 
 def test_a_preload_tuple_loads_the_judges_and_unittest_only_when_named() -> None:
@@ -285,6 +287,23 @@ def test_a_lean_sandbox_has_the_judge_but_not_unittest(bubblewrap: None, leftove
     loaded, has_judge = out.report
     assert "codetrial_judge" in loaded and has_judge
     assert "codetrial_unittest" not in loaded and "codetrial_subject" not in loaded
+
+
+STDLIB_VIEW = """
+import sys
+__results__ = {name: name in sys.modules for name in ("unittest", "argparse", "math", "_ast")}
+"""
+
+
+def test_a_preload_tuple_replaces_the_usual_stdlib(bubblewrap: None) -> None:
+    """Only what a suite names is imported (a module a worker holds makes each fork dearer);
+    the AST types always are made once, in the worker (compile() needs them)."""
+    with Sandbox(workers=1, mode="bubblewrap", preload=("math",)) as lean, \
+            Sandbox(workers=1, mode="bubblewrap") as usual:
+        lean_view = lean.run_sync(Program(code=STDLIB_VIEW))
+        usual_view = usual.run_sync(Program(code=STDLIB_VIEW))
+    assert lean_view.report == {"unittest": False, "argparse": False, "math": True, "_ast": True}
+    assert usual_view.report == {"unittest": True, "argparse": True, "math": True, "_ast": True}
 
 
 def test_the_default_sandbox_preloads_unittest(sandbox: Sandbox) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 from codetrial.core import InfraError, UsageError
 from codetrial.perf.cases import SCENARIOS, SIZES, RaceCase
 from codetrial.sandbox import Limits, Sandbox
+from codetrial.sandbox.judged import STDLIB
 from codetrial.sandbox.types import Program
 from codetrial.store import Store
 from codetrial.suites.jsonschema.augment import load_validator
@@ -30,7 +31,7 @@ from codetrial.suites.jsonschema.contenders import (
 TIMER = (Path(__file__).parent / "_timer.py").read_text()
 LIBRARIES = {"jsonschema": JSONSCHEMA, "fastjsonschema": FASTJSONSCHEMA,
              "jsonschema-rs": JSONSCHEMA_RS}
-PRELOAD = ("jsonschema", "jsonschema_rs", "fastjsonschema")
+PRELOAD = ("jsonschema", "jsonschema_rs", "fastjsonschema", *STDLIB)
 
 
 @dataclass(frozen=True)

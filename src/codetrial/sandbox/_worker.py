@@ -11,6 +11,7 @@ the harness for a restart (a fresh namespace) instead of carrying on dirty.
 
 from __future__ import annotations
 
+import _ast  # noqa: F401 - compile() makes its ~120 AST types on first use: 2 ms in every child
 import _signal  # signal's functions without the enum wrapping (20 page faults in a child)
 import base64
 import builtins
@@ -29,18 +30,6 @@ import sys
 import time
 import traceback
 import types
-
-# Imported once here so that a forked child starts in a few milliseconds instead of paying a
-# fresh interpreter start (~100 ms) plus these imports. Not threading: once imported, its
-# after-fork handler runs in every child (about 120 page faults, 0.4 ms here), and few programs
-# start threads; those that do import it in 1 ms.
-PRELOAD = (
-    "abc", "argparse", "array", "ast", "base64", "bisect", "collections", "contextlib", "copy",
-    "csv", "dataclasses", "datetime", "decimal", "enum", "fractions", "functools", "hashlib",
-    "heapq", "inspect", "io", "itertools", "linecache", "math", "numbers", "operator", "pathlib",
-    "random", "re", "statistics", "string", "struct", "tempfile", "textwrap", "traceback",
-    "typing", "unittest", "uuid",
-)
 
 HEADER = struct.Struct(">I")
 MAX_MESSAGE = 1 << 30
@@ -1186,7 +1175,7 @@ def prepare(cfg: dict) -> None:
     parent = os.path.dirname(cfg["workdir"])  # ours: programs may not write next to their dir
     os.makedirs(parent, mode=0o711, exist_ok=True)
     os.chmod(parent, 0o711)
-    for name in (*PRELOAD, *cfg.get("preload", ())):
+    for name in cfg.get("preload", ()):  # imported once here, not in every child
         try:
             importlib.import_module(name)
         except Exception:  # a missing optional module only costs start-up time later

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 from codetrial.sandbox import bwrap, bytecode
+from codetrial.sandbox.judged import STDLIB
 from codetrial.sandbox.procs import kill_all, pids_of_uid
 
 UID_BASE = int(os.environ.get("CODETRIAL_SANDBOX_UID_BASE", "65100"))
@@ -39,7 +40,9 @@ UNITTEST_MODULES = ("codetrial_subject", "codetrial_unittest")
 class Options:
     tmpfs_mb: int = 512
     shm_mb: int = 64
-    preload: tuple[str, ...] | None = None  # None: all of PRELOADED, and no other module
+    # what programs import, so that workers import it once: None is all of PRELOADED and
+    # STDLIB; a tuple (a suite's preload) lists everything besides codetrial's judges
+    preload: tuple[str, ...] | None = None
     hidden: tuple[str, ...] = ()  # answer keys masked inside the sandbox (bubblewrap only)
 
     def our_modules(self) -> list[str]:
@@ -49,8 +52,11 @@ class Options:
         return [name for name in PRELOADED if wanted or name not in UNITTEST_MODULES]
 
     def other_modules(self) -> list[str]:
-        """What the workers import besides ours (a suite's libraries)."""
-        return [name for name in self.preload or () if name not in PRELOADED]
+        """What the workers import besides ours: the standard library's modules and a suite's
+        libraries."""
+        if self.preload is None:
+            return list(STDLIB)
+        return [name for name in self.preload if name not in PRELOADED]
 
 
 @dataclass

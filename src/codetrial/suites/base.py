@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from codetrial.core import Sample, Task, TestResult, UsageError, Verdict
 from codetrial.core.registry import Registry
+from codetrial.sandbox.judged import STDLIB
 
 if TYPE_CHECKING:
     from codetrial.sandbox import Sandbox
@@ -31,9 +32,10 @@ class Grade:
 class Suite(ABC):
     name: str
     default_protocol: str = "completion"
-    # modules its programs import, imported once per worker; codetrial's judges always are,
+    # modules its programs import, imported once per worker (the standard library's usual ones
+    # unless a suite knows its programs' imports); codetrial's judges always are,
     # codetrial_unittest only if named (see sandbox.launch.Options)
-    preload: tuple[str, ...] = ()
+    preload: tuple[str, ...] = STDLIB
 
     def __init__(self, options: dict[str, Any]) -> None:
         self.options = options

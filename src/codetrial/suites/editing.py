@@ -17,7 +17,7 @@ from typing import Any
 
 from codetrial.core import Sample, Task, TestResult, Verdict
 from codetrial.sandbox import Limits, Program, Sandbox
-from codetrial.sandbox.judged import UNITTEST_MODULE, judged_program
+from codetrial.sandbox.judged import STDLIB, UNITTEST_MODULE, judged_program
 from codetrial.suites.base import Grade, Suite
 from codetrial.suites.grading import CallCheck, failure_text, grade_by_value, verdict_of
 
@@ -39,7 +39,7 @@ class EditSuite(Suite):
 
     default_protocol = "edit"
     default_test_timeout = 180.0
-    preload = (UNITTEST_MODULE,)
+    preload = (UNITTEST_MODULE, *STDLIB)
 
     @abstractmethod
     def edit_files(self, task: Task) -> dict[str, str]:

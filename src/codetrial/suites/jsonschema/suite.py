@@ -16,6 +16,7 @@ from typing import Any
 from codetrial.core import Sample, SchemaVerdict, Task, Verdict
 from codetrial.core.errors import UsageError
 from codetrial.sandbox import Sandbox
+from codetrial.sandbox.judged import STDLIB
 from codetrial.suites.base import Grade, Suite, suite
 from codetrial.suites.jsonschema import augment, diagnosis, summary
 from codetrial.suites.jsonschema.checking import Case, Checked, check
@@ -60,7 +61,7 @@ def spec_of(task: Task) -> SchemaSpec:
 class JsonSchemaSuite(Suite):
     name = "jsonschema"
     default_protocol = "chat"
-    preload = LIBRARY_MODULES  # the library contenders' programs import them
+    preload = (*LIBRARY_MODULES, *STDLIB)  # the library contenders' programs import them
 
     def __init__(self, options: dict[str, Any]) -> None:
         super().__init__(options)
