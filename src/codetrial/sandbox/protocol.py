@@ -11,7 +11,7 @@ import os
 import select
 import struct
 import time
-from dataclasses import asdict, fields
+from dataclasses import fields
 from typing import Any
 
 from codetrial.sandbox.types import Limits, Outcome, Program
@@ -83,7 +83,7 @@ def to_request(program: Program, limits: Limits, ident: int) -> dict:
     return {
         "id": ident, "code": program.code, "argv": list(program.argv or ()) or None,
         "files": files, "env": {str(k): str(v) for k, v in program.env.items()},
-        "stdin": program.stdin, "limits": asdict(limits),
+        "stdin": program.stdin, "limits": dict(vars(limits)),  # asdict deep-copies: 10x slower
     }
 
 
