@@ -235,8 +235,9 @@ class Sandbox:
     `hidden`: paths no program may see (a suite's answer keys); bubblewrap masks those its
     binds would show, the process mode cannot mask any (`unmasked` lists what stays visible).
     `preload`: modules each worker imports once for its programs; None (the default) loads
-    all of codetrial's judging modules, a tuple (a suite's `preload`) only those its programs
-    use: the judges always, `codetrial_unittest` when named (see launch.Options).
+    all of codetrial's judging modules and the usual standard library (judged.STDLIB), a tuple
+    (a suite's `preload`) only what it names besides the judges, `codetrial_unittest` only when
+    named (see launch.Options).
     `spawned`: called once every worker's first process exists (or could not be made), before
     they are ready, or at the latest when the constructor returns.
     """
