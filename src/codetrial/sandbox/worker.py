@@ -102,8 +102,7 @@ class WorkerProcess:
         except protocol.ChannelError as exc:
             self.fail(str(exc))
         if reply.get("id") != request.get("id"):
-            self.kill()
-            raise WorkerFailure("the worker answered another request; it was killed")
+            self.fail("the worker answered another request")
         return reply
 
     def fail(self, problem: str) -> NoReturn:
