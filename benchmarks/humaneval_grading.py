@@ -159,9 +159,14 @@ def compile_bytecode() -> None:
 
 def ratio_line(label: str, times: dict[str, list[float]], ours: str, theirs: str,
                target: str = "") -> str:
+    """The ratio of the medians, and of each round's pair: measured seconds apart, a pair
+    shares the machine's speed of the moment, which drifts by a fifth over a run here."""
     a, b = statistics.median(times[ours]), statistics.median(times[theirs])
+    paired = sorted(x / y for x, y in zip(times[ours], times[theirs], strict=True))
     return (f"{label}: {ours} {a:.2f}s, {theirs} {b:.2f}s, ratio {a / b:.2f}x"
-            + (f" (target {target})" if target else ""))
+            + (f" (target {target})" if target else "")
+            + f"; round by round {statistics.median(paired):.2f}x median, "
+              f"{paired[0]:.2f}x to {paired[-1]:.2f}x")
 
 
 def main() -> None:
