@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -85,14 +86,28 @@ def test_an_early_build_that_failed_leaves_prepare_to_report_the_error(ct_home):
     assert isinstance(asyncio.run(started()), executors.LocalExecutor)
 
 
-def test_the_gil_is_handed_over_often_only_while_the_sandbox_is_built(ct_home):
+def test_the_gil_is_handed_over_often_only_while_the_sandbox_is_built(ct_home, monkeypatch):
+    """The build is held until the test has looked: on a loaded machine it could otherwise
+    be done (and the interval restored) before `begin` returns."""
     import sys
 
+    import codetrial.sandbox as sandbox_package
+
+    release, during = threading.Event(), []
+
+    class HeldSandbox(Sandbox):
+        def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+            super().__init__(*args, **kwargs)
+            during.append(sys.getswitchinterval())
+            release.wait(60)
+
+    monkeypatch.setattr(sandbox_package, "Sandbox", HeldSandbox)
     before = sys.getswitchinterval()
     early.begin(RunConfig(suite="humaneval", model="reference", sandbox_workers=1))
     assert sys.getswitchinterval() <= early.BUILD_SWITCH_SECONDS
+    release.set()
     begun = early_sandbox()
-    assert sys.getswitchinterval() == before
+    assert during[0] <= early.BUILD_SWITCH_SECONDS and sys.getswitchinterval() == before
     early._begun.clear()
     begun.close()
 
