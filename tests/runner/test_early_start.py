@@ -103,9 +103,11 @@ def test_the_gil_is_handed_over_often_only_while_the_sandbox_is_built(ct_home, m
 
     monkeypatch.setattr(sandbox_package, "Sandbox", HeldSandbox)
     before = sys.getswitchinterval()
-    early.begin(RunConfig(suite="humaneval", model="reference", sandbox_workers=1))
-    assert sys.getswitchinterval() <= early.BUILD_SWITCH_SECONDS
-    release.set()
+    try:
+        early.begin(RunConfig(suite="humaneval", model="reference", sandbox_workers=1))
+        assert sys.getswitchinterval() <= early.BUILD_SWITCH_SECONDS
+    finally:
+        release.set()  # a failed look must not leave the build (and its worker) held
     begun = early_sandbox()
     assert during[0] <= early.BUILD_SWITCH_SECONDS and sys.getswitchinterval() == before
     early._begun.clear()
