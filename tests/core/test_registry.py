@@ -30,6 +30,12 @@ MODULES = {
         for name in ("gamma", "delta"):
             thing(name)(lambda name=name: name)
     """,
+    "moved.py": """
+        from {pkg} import thing
+        @thing("zeta")
+        def zeta(): return "zeta"
+    """,
+    "zeta.py": "",  # named after an entry that lives in another module
     "nested/__init__.py": "",
     "nested/inner.py": """
         from {pkg} import thing
@@ -62,10 +68,30 @@ def test_a_lookup_imports_only_the_module_that_registers_the_name(things):
     assert f"{pkg}.beta" not in sys.modules
 
 
+def test_an_entry_in_the_module_named_after_it_is_found_without_reading_any_source(
+        things, monkeypatch):
+    pkg, registry = things
+    from codetrial.core import registry as registry_module
+
+    def no_reading(package: str) -> dict[str, str]:
+        raise AssertionError(f"read the sources of {package}")
+
+    monkeypatch.setattr(registry_module, "_decorated_names", no_reading)
+    assert registry.get("alpha")() == "alpha"
+    assert registry.get("beta")() == "beta"
+
+
+def test_a_module_named_after_an_entry_it_does_not_hold_falls_back_to_the_sources(things):
+    pkg, registry = things
+    assert registry.get("zeta")() == "zeta"
+    assert {f"{pkg}.zeta", f"{pkg}.moved"} <= set(sys.modules)
+    assert f"{pkg}.beta" not in sys.modules
+
+
 def test_names_registered_without_a_literal_decorator_are_still_found(things):
     _, registry = things
     assert registry.get("delta")() == "delta"
-    assert registry.names() == ["alpha", "beta", "delta", "gamma"]  # top-level modules
+    assert registry.names() == ["alpha", "beta", "delta", "gamma", "zeta"]  # top-level modules
 
 
 def test_an_unknown_name_is_a_usage_error_listing_the_known_ones(things):
@@ -100,4 +126,4 @@ def test_two_threads_looking_up_at_once_both_see_every_name(things, tmp_path):
         thread.start()
     for thread in threads:
         thread.join()
-    assert errors == ["unknown thing 'omega': use one of alpha, beta, delta, gamma, slow"] * 2
+    assert errors == ["unknown thing 'omega': use one of alpha, beta, delta, gamma, slow, zeta"] * 2

@@ -1,15 +1,17 @@
 """A name -> factory registry whose entries register themselves on import.
 
 Adding a suite, backend or protocol is adding one module with a decorator; nothing central needs
-editing. A lookup imports only the module whose source carries `@decorator("name")` (found by
-reading the package's files, not importing them: a command that runs HumanEval should not pay
-for every backend's SDK); when that does not register the name, every module is imported.
+editing. A lookup imports the module named after the entry, else only the module whose source
+carries `@decorator("name")` (found by reading the package's files, not importing them: a
+command that runs HumanEval should not pay for every backend's SDK); when that does not
+register the name either, every module is imported.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 import pkgutil
 import re
 import threading
@@ -51,11 +53,28 @@ class Registry(Generic[T]):
 
     def _load_one(self, name: str) -> None:
         with self._lock:
-            module = _decorated_names(self.package).get(name)
-            if module is not None:
-                importlib.import_module(module)
+            namesake = self._namesake(name)
+            if namesake is not None:
+                importlib.import_module(namesake)
+            if name not in self._entries:
+                module = _decorated_names(self.package).get(name)
+                if module is not None:
+                    importlib.import_module(module)
             if name not in self._entries:
                 self._load()
+
+    def _namesake(self, name: str) -> str | None:
+        """The module named after the entry (`humaneval-edit`: humaneval_edit), if there is
+        one: most entries live there, and looking it up reads no source (a command's start
+        paid 5 to 10 ms a registry for reading them all)."""
+        stem = name.replace("-", "_")
+        if not stem.isidentifier():
+            return None
+        module = f"{self.package}.{stem}"
+        try:
+            return module if importlib.util.find_spec(module) is not None else None
+        except ImportError:
+            return None
 
     def _load(self) -> None:
         with self._lock:
