@@ -7,10 +7,12 @@ runner.early.guess), then the command line proper parses and runs.
 
 from __future__ import annotations
 
+import gc
 import sys
 
 
 def main() -> None:
+    gc.disable()  # nothing to collect while the command imports (cli.main turns it on again)
     if sys.argv[1:2] == ["run"]:
         from codetrial.runner import early
 

@@ -7,6 +7,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codetrial.core import Attempt, Sample, Task, Verdict
 from codetrial.models import Model, ModelOptions, create_model
@@ -16,9 +17,11 @@ from codetrial.runner.config import RunConfig
 from codetrial.runner.executors import Executor, discard, open_executor, start_executor
 from codetrial.runner.gate import GatedModel
 from codetrial.runner.hidden import hidden_paths
-from codetrial.runner.limiter import AdaptiveLimiter, RateLimitedModel
 from codetrial.store import RunRecord, Store, new_run_id
 from codetrial.suites import Suite, create_suite, select_tasks
+
+if TYPE_CHECKING:
+    from codetrial.runner.limiter import AdaptiveLimiter
 
 
 @dataclass
@@ -70,6 +73,8 @@ async def _protocol_and_model(config: RunConfig, suite: Suite, cache_path: Path 
         await backend.check()
         model, limiter = backend, None
         if model.rate_limited:  # the limiter retries, not the SDK (max_retries=0)
+            from codetrial.runner.limiter import AdaptiveLimiter, RateLimitedModel
+
             limiter = AdaptiveLimiter(config.concurrency, config.max_concurrency)
             model = RateLimitedModel(model, limiter)
         else:
