@@ -1,5 +1,6 @@
 """HumanEval's workers preload only what its programs import (suites/humaneval.py IMPORTS):
-nothing its reference solutions need may be left for every child to import again."""
+nothing its reference solutions need may be left for every child to import again (hashlib
+aside, see IMPORTS)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from codetrial.sandbox import Limits, Program, Sandbox
 from codetrial.suites import create_suite
 from codetrial.suites.grading import record_calls
 from codetrial.suites.humaneval import call_check
+
+HASHLIB = {"hashlib", "_hashlib", "_blake2"}
 
 # Every reference solution, called with every argument list its test makes, in one program.
 SOLVE_ALL = """
@@ -41,5 +44,7 @@ def test_the_reference_solutions_import_nothing_the_workers_lack(bubblewrap: Non
         seen = sandbox.run_sync(Program(code=SOLVE_ALL, stdin=json.dumps(control)), limits)
     assert out.status == "ok", out.stderr
     assert len(cases) == 164
-    assert out.report == [], f"imported in every child: {out.report}"
+    # hashlib is left to the one task that uses it (HumanEval/162): OpenSSL in every fork
+    # would cost more than its import there
+    assert out.report == sorted(HASHLIB), f"imported in every child: {out.report}"
     assert "csv" in seen.report  # what a solution imports is seen

@@ -17,11 +17,12 @@ from codetrial.suites.grading import CallCheck, grade_by_value
 from codetrial.suites.recorded_calls import remember_calls
 
 LIMITS = Limits(wall_seconds=10, cpu_seconds=10, memory_mb=1024)
-# What the prompts import (typing, math; hashlib inside one function) and what a completion
-# usually adds. Not the whole of sandbox.judged.STDLIB: every module a worker holds makes each
-# of its forks dearer (unittest and the rest: 0.9 ms a program, 60 ms a worker's start).
-IMPORTS = ("bisect", "collections", "functools", "hashlib", "heapq", "itertools", "math",
-           "operator", "re", "string", "typing")
+# What the prompts import (typing, math) and what a completion usually adds. Not the whole of
+# sandbox.judged.STDLIB: every module a worker holds makes each of its forks dearer (unittest
+# and the rest: 0.9 ms a program, 60 ms a worker's start). Not hashlib either, which one task
+# imports inside its function: OpenSSL is 2 MB and 50 mappings more in every fork.
+IMPORTS = ("bisect", "collections", "functools", "heapq", "itertools", "math", "operator",
+           "re", "string", "typing")
 CHAT_REQUEST = (
     "Complete the Python function below so that it does what its docstring says. "
     "Reply with the whole function, including any imports it needs, in one ```python block."
