@@ -1,4 +1,4 @@
-"""Plan and drive a run: tasks x samples x model, bounded concurrency, a store write per sample."""
+"""Plan and drive a run: tasks x samples x model, bounded concurrency, samples stored as they finish."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from codetrial.core import Attempt, Sample, Task, Verdict
 from codetrial.models import Model, ModelOptions, create_model
 from codetrial.models.cache import CachedModel, ResponseCache
 from codetrial.protocols import PROTOCOLS, Protocol, SampleContext, Sampling
+from codetrial.runner.batched_writes import BatchedWrites
 from codetrial.runner.config import RunConfig
 from codetrial.runner.executors import Executor, discard, open_executor, start_executor
 from codetrial.runner.gate import GatedModel
@@ -108,13 +109,15 @@ async def execute(
     store: Store, run_id: str, plan: Plan, work: list[tuple[Task, int]],
     on_sample: Callable[[Sample], None] = lambda s: None,
 ) -> None:
-    """Run the pending samples; each is stored the moment it finishes."""
+    """Run the pending samples; each is stored within COMMIT_SECONDS of its end (with the
+    others that end meanwhile), and reported to `on_sample` once stored."""
     queue: asyncio.Queue[tuple[Task, int]] = asyncio.Queue()
     for item in work:
         queue.put_nowait(item)
     sampling = Sampling(plan.config.temperature, plan.config.top_p, plan.config.max_tokens,
                         plan.config.seed)
     stored = store.stored_keys(run_id)  # infra errors being retried: replaced, not added
+    writes = BatchedWrites(store, run_id, on_sample)
     started, plan.executor = plan.executor, None
     async with open_executor(plan.config, plan.suite.preload, hidden_paths(plan.suite),
                              started) as executor:
@@ -125,10 +128,12 @@ async def execute(
                 ctx = SampleContext(plan.suite, plan.model, executor, sampling, index,
                                     plan.config.suite_options)
                 sample = await run_sample(plan.protocol, task, ctx)
-                store.save_sample(run_id, sample, replace=(task.id, index) in stored)
-                on_sample(sample)
+                writes.add(sample, replace=(task.id, index) in stored)
 
-        await asyncio.gather(*(worker() for _ in range(samples_in_flight(plan, executor))))
+        try:
+            await asyncio.gather(*(worker() for _ in range(samples_in_flight(plan, executor))))
+        finally:  # an interrupted run keeps what it graded
+            writes.flush()
     store.finish_run(run_id)
 
 

@@ -1,16 +1,18 @@
-"""The run store: one SQLite file, written as each sample finishes.
+"""The run store: one SQLite file, written as samples finish.
 
-A sample is written in one transaction with its attempts and test results, so a run killed at
-any moment holds only whole samples; resuming replaces infra-error samples and skips the rest.
+Samples are written whole, each with its attempts and test results, in one transaction per
+call (a run commits the samples that finish close together at once: runner/batched_writes.py),
+so a run killed at any moment holds only whole samples; resuming replaces infra-error samples
+and skips the rest.
 
 What survives what: the file is in WAL mode with synchronous=NORMAL, so a commit appends the
-sample to the write-ahead log without an fsync. Once save_sample returns, the sample is in the
-operating system's page cache, and it survives the process dying at any instant (SIGKILL, the
-OOM killer, a crash in native code): the next open reads it from the log. A power cut or kernel
-crash may lose the samples committed since the last checkpoint (never part of one: the file
-stays consistent), and resume runs them again. One fsync per sample (synchronous=FULL) would
-cover power loss too, at about 6 ms a sample here against 0.3 ms: not worth it for work that a
-resume redoes.
+samples to the write-ahead log without an fsync. Once save_samples returns, they are in the
+operating system's page cache, and they survive the process dying at any instant (SIGKILL, the
+OOM killer, a crash in native code): the next open reads them from the log. A power cut or
+kernel crash may lose the samples committed since the last checkpoint (never part of one: the
+file stays consistent), and resume runs them again. One fsync per sample (synchronous=FULL)
+would cover power loss too, at about 6 ms a sample here against 0.3 ms: not worth it for work
+that a resume redoes.
 """
 
 from __future__ import annotations
@@ -118,19 +120,28 @@ class Store:
         """Replace whatever was stored for this sample, atomically. `replace=False` says
         nothing is stored for it yet (three statements fewer; a stored row then makes the
         insert fail, so a wrong claim cannot count a sample twice)."""
-        key = (run_id, sample.task_id, sample.index)
+        self.save_samples(run_id, [(sample, replace)])
+
+    def save_samples(self, run_id: str, samples: list[tuple[Sample, bool]]) -> None:
+        """save_sample for each (sample, replace) pair, all in one transaction: a commit
+        costs about as much for ten samples as for one (the log rewrites the same pages)."""
         with self._transaction():
-            for table in ("samples", "attempts", "test_results") if replace else ():
-                self._db.execute(
-                    f"DELETE FROM {table} WHERE run_id=? AND task_id=? AND sample_index=?", key
-                )
+            for sample, replace in samples:
+                self._insert_sample(run_id, sample, replace)
+
+    def _insert_sample(self, run_id: str, sample: Sample, replace: bool) -> None:
+        key = (run_id, sample.task_id, sample.index)
+        for table in ("samples", "attempts", "test_results") if replace else ():
             self._db.execute(
-                "INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (*key, sample.verdict.value, int(sample.passed), int(sample.is_infra_error),
-                 len(sample.attempts), json.dumps(sample.details), time.time()),
+                f"DELETE FROM {table} WHERE run_id=? AND task_id=? AND sample_index=?", key
             )
-            for attempt in sample.attempts:
-                self._insert_attempt(key, attempt)
+        self._db.execute(
+            "INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (*key, sample.verdict.value, int(sample.passed), int(sample.is_infra_error),
+             len(sample.attempts), json.dumps(sample.details), time.time()),
+        )
+        for attempt in sample.attempts:
+            self._insert_attempt(key, attempt)
 
     def _insert_attempt(self, key: tuple[str, str, int], a: Attempt) -> None:
         self._db.execute(
