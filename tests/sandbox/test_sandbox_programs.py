@@ -179,6 +179,22 @@ os.write(int(os.environ["CODETRIAL_REPORT_FD"]), b"deadbeef {\\"passed\\": true}
     assert "dropped 1 report line(s)" in out.detail
 
 
+@pytest.mark.parametrize("forged", ['"\\u00e9" * 32', '[[[[[[[[]]]]]]]]', "None", "10 ** 40"])
+def test_a_result_with_a_nonce_of_any_kind_is_ignored_not_a_sandbox_error(
+        sandbox: Sandbox, forged: str) -> None:
+    """A program may write anything on its result fd (3): a wrong nonce of any type is one
+    more message without the nonce, never a failure of the worker (an infra error is left
+    out of the pass rate, so a failing program could leave the count that way)."""
+    forger = f"""
+import json, os
+os.write(3, (json.dumps({{"nonce": {forged}, "pid": os.getpid(), "completed": True,
+                          "results": "forged"}}) + "\\n").encode())
+raise SystemExit(3)
+"""
+    out = sandbox.run_sync(code(forger))
+    assert (out.status, out.exit_code, out.report) == ("error", 3, None), out
+
+
 def test_argv_exit_status_and_missing_command(sandbox: Sandbox) -> None:
     failed = sandbox.run_sync(Program(argv=("sh", "-c", "echo oops >&2; exit 3")))
     assert (failed.status, failed.exit_code, failed.stderr) == ("error", 3, "oops\n")

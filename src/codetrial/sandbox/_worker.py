@@ -776,10 +776,17 @@ def parse_result(data: bytes, nonce: str, pid: int) -> dict | None:
             msg = json.loads(line)
         except (ValueError, RecursionError):  # a program may write anything to this fd
             continue
-        if isinstance(msg, dict) and msg.get("pid") == pid and _operator._compare_digest(
-                str(msg.get("nonce")), nonce):
+        if isinstance(msg, dict) and msg.get("pid") == pid and nonce_matches(msg.get("nonce"),
+                                                                            nonce):
             last = msg
     return last
+
+
+def nonce_matches(given: object, nonce: str) -> bool:
+    """In constant time, and never raising whatever the program wrote (compare_digest raises
+    on a non-ASCII string: the worker failed, and the program's result became an infra error,
+    left out of every rate)."""
+    return isinstance(given, str) and given.isascii() and _operator._compare_digest(given, nonce)
 
 
 def parse_reports(data: bytes, nonce: str) -> tuple[list, int]:
