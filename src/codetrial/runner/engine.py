@@ -1,4 +1,4 @@
-"""Plan and drive a run: tasks x samples x model, bounded concurrency, samples stored as they finish."""
+"""Plan and drive a run: tasks x samples x model, bounded concurrency, samples stored as done."""
 
 from __future__ import annotations
 
