@@ -53,3 +53,15 @@ def test_run_record_round_trip(store):
         "humaneval", "reference", {"samples": 2}, None)
     store.finish_run("r1")
     assert store.get_run("r1").finished is not None
+
+
+def test_folding_the_log_leaves_every_sample_in_the_file_alone(store, tmp_path):
+    store.save_samples("r1", [(make_sample(f"T/{i}", 0, Verdict.PASSED), False)
+                              for i in range(20)])
+    log = tmp_path / "runs.sqlite-wal"
+    assert log.stat().st_size > 0
+    store.fold_log()
+    assert log.stat().st_size == 0  # what was in the log is in the file now
+    copy = tmp_path / "copy.sqlite"
+    copy.write_bytes((tmp_path / "runs.sqlite").read_bytes())  # the file alone, no log
+    assert len(Store(copy).finished_keys("r1")) == 20

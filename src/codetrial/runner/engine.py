@@ -119,22 +119,36 @@ async def execute(
     stored = store.stored_keys(run_id)  # infra errors being retried: replaced, not added
     writes = BatchedWrites(store, run_id, on_sample)
     started, plan.executor = plan.executor, None
-    async with open_executor(plan.config, plan.suite.preload, hidden_paths(plan.suite),
-                             started) as executor:
+    folding: asyncio.Future[None] | None = None
+    try:
+        async with open_executor(plan.config, plan.suite.preload, hidden_paths(plan.suite),
+                                 started) as executor:
+            await _run_all(queue, plan, executor, sampling, stored, writes)
+            store.finish_run(run_id)
+            # the log's fsyncs wait while the workers stop, rather than after them
+            folding = asyncio.ensure_future(asyncio.to_thread(store.fold_log))
+    finally:
+        if folding is not None:
+            await folding
 
-        async def worker() -> None:
-            while not queue.empty():
-                task, index = queue.get_nowait()
-                ctx = SampleContext(plan.suite, plan.model, executor, sampling, index,
-                                    plan.config.suite_options)
-                sample = await run_sample(plan.protocol, task, ctx)
-                writes.add(sample, replace=(task.id, index) in stored)
 
-        try:
-            await asyncio.gather(*(worker() for _ in range(samples_in_flight(plan, executor))))
-        finally:  # an interrupted run keeps what it graded
-            writes.flush()
-    store.finish_run(run_id)
+async def _run_all(queue: asyncio.Queue[tuple[Task, int]], plan: Plan, executor: Executor,
+                   sampling: Sampling, stored: set[tuple[str, int]],
+                   writes: BatchedWrites) -> None:
+    """Every queued sample, samples_in_flight at a time; each finished one goes to `writes`."""
+
+    async def worker() -> None:
+        while not queue.empty():
+            task, index = queue.get_nowait()
+            ctx = SampleContext(plan.suite, plan.model, executor, sampling, index,
+                                plan.config.suite_options)
+            sample = await run_sample(plan.protocol, task, ctx)
+            writes.add(sample, replace=(task.id, index) in stored)
+
+    try:
+        await asyncio.gather(*(worker() for _ in range(samples_in_flight(plan, executor))))
+    finally:  # an interrupted run keeps what it graded
+        writes.flush()
 
 
 def samples_in_flight(plan: Plan, executor: Executor) -> int:

@@ -86,6 +86,11 @@ class Store:
     def close(self) -> None:
         self._closing()
 
+    def fold_log(self) -> None:
+        """Copy the write-ahead log into the file now and empty it (the close would, with its
+        fsyncs: 8 to 15 ms after a run), so that a caller can overlap that wait with another."""
+        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+
     # runs -----------------------------------------------------------------
     def create_run(self, run: RunRecord) -> None:
         run.created = run.created or time.time()
