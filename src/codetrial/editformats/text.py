@@ -186,7 +186,11 @@ def _same_name(path: str, known: list[str]) -> str | None:
 
 
 def _close(path: str, known: list[str]) -> str | None:
-    """A misspelling: at most two characters differ (so `x_test.py` is not taken for `x.py`)."""
+    """A misspelling: at most two characters differ (so `x_test.py` is not taken for `x.py`).
+    Never in Java, where a file is named after its class: `Hand.java` beside `Hands.java` is
+    another class (poker's, bowling's helper classes)."""
+    if path.endswith(".java"):
+        return None
     hits = [k for k in known if _typos(path, k) <= min(2, len(k) // 4)]
     return hits[0] if len(hits) == 1 else None
 

@@ -50,6 +50,7 @@ class Language(ABC):
     build_files: tuple[str, ...] = ()  # patterns always taken from the pristine exercise
     test_patterns: tuple[str, ...] = ()  # test sources besides those the config lists
     unskipped: str = ""  # what `unskip` does, for the run's settings
+    source_dirs: tuple[str, ...] = ("",)  # where a file the model adds is built from
     memory_mb: int = 4096
     max_processes: int = 256
     native = False  # True: the suite grades it itself (Python), no plan
@@ -78,6 +79,17 @@ class Language(ABC):
 
     def is_test_file(self, path: str) -> bool:
         return any(fnmatch.fnmatch(path, p) for p in self.test_patterns)
+
+    def may_add(self, path: str, pristine: dict[str, str]) -> bool:
+        """A file the model created that the build takes too: a helper class, a header, a
+        module. Never a test, a build file, a file the exercise ships, or one outside
+        `source_dirs`."""
+        from codetrial.editformats.text import new_path_problem
+
+        return (path not in pristine and path.endswith(self.extensions)
+                and new_path_problem(path) is None and not self.is_test_file(path)
+                and not self.is_build_file(path)
+                and any(path.startswith(d) for d in self.source_dirs))
 
     def limits(self, base: Limits) -> Limits:
         """Compilers and VMs need more memory and threads than a Python test."""

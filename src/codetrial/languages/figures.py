@@ -23,6 +23,10 @@ def polyglot_figures(samples: list[Sample]) -> dict[str, Any]:
         "passed_unchanged": sorted({s.task_id for s in samples if s.passed and any(
             a.details.get("unchanged") for a in s.attempts if a.verdict == "passed")}),
     }
+    no_tests = sorted({s.task_id for s in samples for a in s.attempts
+                       if a.details.get("no_tests")})
+    if no_tests:  # go/counter: a pass there says only that the code built
+        figures["graded_without_tests"] = no_tests
     if len(by_language) > 1 or "python" not in by_language:
         figures["by_language"] = {
             name: {"tasks": len({s.task_id for s in group}),

@@ -1,8 +1,10 @@
 """Grade one polyglot exercise: a pristine copy, the solution files copied in, tests un-skipped,
 built and run in the sandbox by the driver, per-test results read from the tools' reports.
 
-Only the solution files the config lists reach the run, and never a build file (go.mod,
-Cargo.toml, package.json, ...): a model-written config or edited test cannot change the verdict.
+Only the solution files the config lists, and source files the model added where the build
+takes them (`Language.may_add`: a helper class, a header), reach the run; never a build file
+(go.mod, Cargo.toml, package.json, ...) or a test: a model-written config or edited test
+cannot change the verdict.
 Every test the test files define must report a pass; one that never reports fails.
 """
 
@@ -24,6 +26,9 @@ from codetrial.suites.base import Grade
 from codetrial.suites.grading import verdict_of
 
 DRIVER = ".codetrial-driver.py"
+# go/counter asks for a test suite, not code: its test file defines no test
+NO_TESTS = ("the test files define no test: graded by whether the build and the test run "
+            "succeed, as aider's benchmark does (`go test` passes with no tests)")
 _STATUS = {"timeout": Verdict.TIMEOUT, "oom": Verdict.OOM, "sandbox_error": Verdict.SANDBOX_ERROR}
 # builds at once in this process: no more than the machine has cores, whatever the worker count
 _BUILDS = threading.BoundedSemaphore(os.cpu_count() or 1)
@@ -37,6 +42,7 @@ def workspace(lang: Language, slug: str, pristine: dict[str, str], solution: lis
               listed_tests: list[str], files: dict[str, str]) -> Workspace:
     """The exercise as graded: pristine, then the model's solution files, tests un-skipped."""
     editable = [p for p in solution if not lang.is_build_file(p)]
+    editable += sorted(p for p in files if p not in editable and lang.may_add(p, pristine))
     work = dict(pristine)
     work.update({p: files[p] for p in editable if p in files})
     tests = sorted({*listed_tests, *(p for p in pristine if lang.is_test_file(p))})
@@ -63,8 +69,11 @@ async def grade(lang: Language, ws: Workspace, sandbox: Sandbox, limits: Limits)
     expected = lang.expected({p: ws.files[p] for p in ws.tests})
     tests = reconcile(expected, lang.parse(report) if report else [])
     verdict = _verdict(outcome, report, tests)
-    return Grade(verdict, tests, _output(outcome, report, tests), outcome.wall_seconds,
-                 {"language": lang.name})
+    details: dict[str, Any] = {"language": lang.name}
+    if not expected and not tests and report is not None and outcome.status == "ok":
+        verdict = Verdict.PASSED if _steps_ok(report) else Verdict.FAILED
+        details["no_tests"] = NO_TESTS
+    return Grade(verdict, tests, _output(outcome, report, tests), outcome.wall_seconds, details)
 
 
 def _report(outcome: Outcome) -> dict[str, Any] | None:
@@ -76,6 +85,7 @@ def reconcile(expected: list[str], reported: list[TestResult]) -> list[TestResul
     """The reported results, plus a failure for every expected test that never reported."""
     seen = {t.name for t in reported}
     names = {n.rsplit("::", 1)[-1].rsplit("/", 1)[-1] for n in seen}
+    names |= {n.split("/", 1)[0] for n in seen}  # Catch2 reports "case/section"
     missing = [e for e in expected if e not in seen and e not in names]
     return reported + [TestResult(m, Verdict.FAILED, "this test never reported a result")
                        for m in missing]
@@ -86,10 +96,13 @@ def _verdict(outcome: Outcome, report: dict[str, Any] | None, tests: list[TestRe
         return _STATUS[outcome.status]
     if report is None:
         return verdict_of(outcome) if outcome.status != "ok" else Verdict.ERROR
-    if tests and all(t.verdict == Verdict.PASSED for t in tests) and all(
-            s.get("exit") == 0 for s in report.get("steps", ())):
+    if tests and all(t.verdict == Verdict.PASSED for t in tests) and _steps_ok(report):
         return Verdict.PASSED
     return Verdict.FAILED
+
+
+def _steps_ok(report: dict[str, Any]) -> bool:
+    return all(s.get("exit") == 0 for s in report.get("steps", ()))
 
 
 def _output(outcome: Outcome, report: dict[str, Any] | None, tests: list[TestResult]) -> str:

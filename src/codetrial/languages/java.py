@@ -4,7 +4,10 @@ and writes its XML report. Gradle is not used: it would download itself and its 
 
 from __future__ import annotations
 
+import functools
+import os
 import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +26,15 @@ _TEST = re.compile(r"@Test\b\s*(?:@\w+(?:\([^)]*\))?\s*)*(?:public\s+|protected\
                    r"(?:final\s+)?void\s+(\w+)\s*\(")
 
 
+# AssertJ 3.26 and its Byte Buddy (setup_languages.sh): the exercises use AssertJ 3.25's API
+NEWER = Path(os.environ.get("CODETRIAL_JAVA_DIR", "/usr/local/share/codetrial/java"))
+
+
 def classpath() -> str:
-    return ":".join(str(JARS / j) for j in ("junit-platform-console-standalone.jar", *LIBRARIES)
-                    if (JARS / j).is_file())
+    """Debian's jars, each replaced by its newer copy in NEWER where set-up put one."""
+    found = [NEWER / j if (NEWER / j).is_file() else JARS / j
+             for j in ("junit-platform-console-standalone.jar", *LIBRARIES)]
+    return ":".join(str(p) for p in found if p.is_file())
 
 
 @language("java")
@@ -36,6 +45,7 @@ class Java(Language):
                 "(bash scripts/setup_languages.sh java)")
     build_files = ("build.gradle", "settings.gradle", "gradle/*", "gradlew*", "*.kts")
     test_patterns = ("src/test/*",)
+    source_dirs = ("src/main/",)
     unskipped = "@Disabled (bare and with a reason) and @Ignore removed from every test file"
 
     def tools(self) -> dict[str, list[str]]:
@@ -43,6 +53,10 @@ class Java(Language):
         if not CONSOLE.is_file():
             tools["junit5"] = []  # missing: version() names the package
         return tools
+
+    def version(self) -> str:
+        """The JDK's, and AssertJ's: which assertions a test can call depends on it."""
+        return f"{super().version()}; AssertJ {_assertj_version()}"
 
     def plan(self, ws: Workspace) -> Plan:
         sources = sorted(p for p in ws.files if p.endswith(".java") and p.startswith("src/"))
@@ -69,3 +83,18 @@ class Java(Language):
 
     def unskip(self, text: str) -> str:
         return _DISABLED.sub("", text)
+
+
+@functools.cache
+def _assertj_version() -> str:
+    jar = next((p for p in (NEWER / "assertj-core.jar", JARS / "assertj-core.jar") if p.is_file()),
+               None)
+    if jar is None:
+        return "missing"
+    try:
+        with zipfile.ZipFile(jar) as archive:
+            pom = archive.read("META-INF/maven/org.assertj/assertj-core/pom.properties")
+    except (OSError, KeyError, zipfile.BadZipFile):
+        return "unknown"
+    found = re.search(r"^version=(\S+)", pom.decode("utf-8", "replace"), re.M)
+    return found.group(1) if found else "unknown"

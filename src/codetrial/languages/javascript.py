@@ -30,7 +30,10 @@ class JavaScript(Language):
                    "jest.config.*", ".npmrc", "node_modules/*")
     test_patterns = ("*.spec.js", "*.test.js")
     unskipped = "xtest, xit, xdescribe and test.skip/it.skip/describe.skip run as test/it/describe"
-    memory_mb = 16384  # V8 reserves address space far beyond what it uses
+    # V8 reserves address space far beyond what it uses, per isolate: each worker thread
+    # (parallel-letter-frequency) reserves gigabytes more. The heap is bounded by
+    # --max-old-space-size (plan), real memory by the kernel's preference to kill the program.
+    memory_mb = 65536
 
     def tools(self) -> dict[str, list[str]]:
         jest = NODE_DIR / JEST

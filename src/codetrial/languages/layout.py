@@ -55,3 +55,39 @@ def parse_languages(value: str | list[str] | None) -> list[str] | None:
         raise UsageError(f"--languages: unknown language(s) {', '.join(unknown)}: use "
                          f"{', '.join(LANGUAGES.names())}")
     return names
+
+
+def reference_paths(solution: list[str], example: list[str], given: set[str]) -> dict[str, str]:
+    """Where each file of the reference (`example`) solution goes: example path -> exercise path.
+
+    Tracks name examples loosely: `.meta/example.h` for a stub pair `x.cpp` + `x.h`,
+    `.meta/example.rs` for `src/lib.rs`, `.meta/proof.ci.js` for `two-fer.js`,
+    `.meta/src/reference/java/{Card,Hand,Poker}.java` for `src/main/java/Poker.java`. A file
+    goes to the solution file of its own name, else to the first unclaimed solution file of its
+    extension, else (a helper class) beside the solution files of its extension, by its name.
+    `given` files (the editor's, shipped with the exercise) keep their shipped version.
+    """
+    placed: dict[str, str] = {}
+    claimed: set[str] = set()
+    by_name = {Path(s).name: s for s in solution}
+    rest = []
+    for ex in example:
+        target = by_name.get(Path(ex).name)
+        if target and target not in claimed:
+            placed[ex] = target
+            claimed.add(target)
+        else:
+            rest.append(ex)
+    for ex in rest:
+        suffix = Path(ex).suffix
+        same_kind = [s for s in solution if Path(s).suffix == suffix]
+        free = [s for s in same_kind if s not in claimed]
+        if free:
+            target = free[0]
+        else:
+            folder = Path((same_kind or solution)[0]).parent
+            target = (folder / Path(ex).name).as_posix()
+        if target not in given and target not in claimed:
+            placed[ex] = target
+            claimed.add(target)
+    return placed

@@ -106,7 +106,7 @@ class EditProtocol(Protocol):
         grade = await suite.grade_files(task, conv.files, ctx.sandbox)
         attempt.verdict, attempt.tests, attempt.output = grade.verdict, grade.tests, grade.output
         attempt.test_seconds = grade.seconds
-        attempt.code = "\n".join(f"# {p}\n{conv.files[p]}" for p in suite.edit_files(task))
+        attempt.code = "\n".join(f"# {p}\n{text}" for p, text in conv.files.items())
         attempt.details.update(grade.details)  # e.g. what the code tried ("tried")
         attempt.details["unchanged"] = conv.files == suite.edit_files(task)  # a free pass?
         attempt.details.update(_test_counters(grade.output, grade.verdict))
@@ -154,7 +154,7 @@ class EditProtocol(Protocol):
                     "Send the edits again, exactly in the format the first message described.")
         total.details["lazy_comments"] += len(lazy_comments(edits, conv.files))
         result = conv.fmt.apply(edits, conv.files)
-        conv.files = {p: result.files[p] for p in conv.files if p in result.files}
+        conv.files = dict(result.files)  # with the files it created: the grader picks
         total.details["applied"].extend(result.applied)
         return None if result.ok else apply_error_message(result, conv.files)
 

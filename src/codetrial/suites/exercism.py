@@ -15,7 +15,13 @@ from codetrial.core import Sample, Task, UsageError
 from codetrial.languages import get_language
 from codetrial.languages.figures import polyglot_figures
 from codetrial.languages.grading import grade_task
-from codetrial.languages.layout import editor_files, exercise_language, parse_languages, task_id
+from codetrial.languages.layout import (
+    editor_files,
+    exercise_language,
+    parse_languages,
+    reference_paths,
+    task_id,
+)
 from codetrial.languages.toolchains import toolchain_versions
 from codetrial.sandbox import Sandbox
 from codetrial.suites.base import Grade, suite
@@ -92,17 +98,19 @@ def load_exercise(exercise: Path) -> Task:
     def read(rel: str) -> str:
         return read_text(exercise / rel)
 
-    example = [read(rel) for rel in files["example"]]
     language = exercise_language(exercise, files["solution"])
+    pristine = run_files(exercise) | {rel: read(rel) for rel in files["test"]}
+    places = reference_paths(files["solution"], files["example"],
+                             set(pristine) - set(files["solution"]))
     return Task(
         id=task_id(exercise, language), suite="exercism", prompt=instructions(exercise),
         data={
             "language": language, "slug": exercise.name, "test_files": list(files["test"]),
             "editor": {rel: read(rel) for rel in editor_files(exercise, files)},
             "stubs": {rel: read(rel) for rel in files["solution"]},
-            "reference": dict(zip(files["solution"], example, strict=False)),
+            "reference": {target: read(ex) for ex, target in places.items()},
             # the tests must be text: a test file that is not is the user's input error, said
-            "pristine": run_files(exercise) | {rel: read(rel) for rel in files["test"]},
+            "pristine": pristine,
             "tests": [Path(rel).with_suffix("").as_posix().replace("/", ".")
                       for rel in files["test"]],
         },
