@@ -1,13 +1,15 @@
 """A model-written build file or edited test never reaches the run (aider issue 5681): a wrong
 solution sent with a test file that would pass it and a config that would skip the tests still
-fails, in every language."""
+fails, in every language. In Go, code that exits or prints results inside a test fails too."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 
 from codetrial.core import Verdict
-from tests.polyglot.exercises import by_language
+from tests.polyglot.exercises import GO_LEAP, by_language, write_all
 
 FORGED = {  # a build file that would make the tool report success without running the tests
     "go": {"go.mod": "module leap\n\ngo 1.18\n", "leap_test.go": "package leap\n",
@@ -36,3 +38,47 @@ def test_forged_config_and_tests_fail(grade, language):
     verdicts = {t.name: t.verdict for t in result.tests}
     assert len(verdicts) == 3, verdicts  # the pristine tests, not the forged one
     assert {Verdict.FAILED, Verdict.PASSED} == set(verdicts.values()), verdicts
+
+
+GO_ONE_TEST = dataclasses.replace(
+    GO_LEAP, slug="octal-like",
+    tests={"leap_test.go": 'package leap\n\nimport "testing"\n\nfunc TestLeapYears(t *testing.T)'
+                           ' {\n\tfor _, y := range []int{1996, 1900, 2000} {\n\t\tif '
+                           'IsLeapYear(y) != (y != 1900) {\n\t\t\tt.Fatalf("IsLeapYear(%d)", y)'
+                           '\n\t\t}\n\t}\n}\n'},
+    other={"go.mod": "module leap\n\ngo 1.18\n"})
+_GO_EXIT = ('package leap\n\nimport (\n\t"fmt"\n\t"os"\n)\n\nvar _, _ = fmt.Sprint, os.Exit\n\n'
+            "func IsLeapYear(y int) bool {\n\t{print}\n\treturn y%4 == 0\n}\n")
+GO_CHANNELS = {  # the wrong answer (y % 4 == 0), with a way out before the test can fail
+    "silent exit 0": _GO_EXIT.replace("{print}", "if y == 1900 {\n\t\tos.Exit(0)\n\t}"),
+    "printed result lines, then exit 0": _GO_EXIT.replace(
+        "{print}", 'if y == 1900 {\n\t\tfmt.Println("--- PASS: TestLeapYears (0.00s)\\nPASS")\n'
+                   "\t\tos.Exit(0)\n\t}"),
+    "marked result line, then the real failure": _GO_EXIT.replace(
+        "{print}", 'if y == 1900 {\n\t\tfmt.Print("\\x16--- PASS: TestLeapYears (0.00s)\\n")\n'
+                   "\t}"),
+}
+
+
+@pytest.fixture(scope="module")
+def one_test_root(tmp_path_factory):
+    return write_all(tmp_path_factory.mktemp("one-test") / "exercises", [GO_ONE_TEST])
+
+
+def test_go_code_that_exits_or_prints_results_inside_the_only_test_fails(grade, one_test_root):
+    """octal, trinary and zebra-puzzle have one test: an exit from inside it must not pass it
+    (test2json credits the package's final pass to the running test); printed results are
+    output, and a marked one that does not fit the run's accounting is shown as forged."""
+    jobs = [(GO_ONE_TEST, {"leap.go": code}) for code in GO_CHANNELS.values()]
+    jobs.append((GO_ONE_TEST, GO_ONE_TEST.reference()))  # the honest control
+    *forged, honest = grade(jobs, root=one_test_root)
+    assert honest.verdict == Verdict.PASSED, honest.output
+    for name, result in zip(GO_CHANNELS, forged, strict=True):
+        assert result.verdict == Verdict.FAILED, (name, result.output)
+        assert [t.verdict for t in result.tests] == [Verdict.FAILED], (name, result.tests)
+    silent, printed, marked = forged
+    assert "ended during this test" in silent.tests[0].message
+    assert "forged" not in silent.details and "forged" not in printed.details
+    assert marked.details["forged"] == ["TestLeapYears reported twice (PASS, then FAIL)"]
+    assert marked.details["tried"] == ["forged results: TestLeapYears reported twice (PASS, "
+                                       "then FAIL)"]

@@ -67,6 +67,11 @@ class Language(ABC):
     def parse(self, report: dict[str, Any]) -> list[TestResult]:
         """Per-test results from the tools' machine-readable output."""
 
+    def forged(self, report: dict[str, Any]) -> list[str]:
+        """What in the tools' output no honest run prints (a test that reports twice, a result
+        after the runner's last line): evidence that the code wrote its own results."""
+        return []
+
     @abstractmethod
     def expected(self, sources: dict[str, str]) -> list[str]:
         """The tests the test files define: each must report a pass."""

@@ -25,6 +25,9 @@ def polyglot_figures(samples: list[Sample]) -> dict[str, Any]:
     }
     no_tests = sorted({s.task_id for s in samples for a in s.attempts
                        if a.details.get("no_tests")})
+    forged = sorted({s.task_id for s in samples for a in s.attempts if a.details.get("forged")})
+    if forged:
+        figures["forged"] = forged
     if no_tests:  # go/counter: a pass there says only that the code built
         figures["graded_without_tests"] = no_tests
     if len(by_language) > 1 or "python" not in by_language:

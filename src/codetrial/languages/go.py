@@ -1,19 +1,20 @@
 """Go: `go test -c` builds the test binary, the test sources are removed, then the binary runs
-under `go tool test2json` (the machine-readable form of `go test -json`). Offline: GOPROXY=off,
-GOTOOLCHAIN=local; no cgo. The std packages come compiled from a warm GOCACHE built once."""
+with `-test.v=test2json`, whose marked lines are read strictly (go_results.py). Offline:
+GOPROXY=off, GOTOOLCHAIN=local; no cgo. The std packages come compiled from a warm GOCACHE
+built once."""
 
 from __future__ import annotations
 
 import importlib.util
-import json
 import re
 import shutil
 from pathlib import Path
 from typing import Any
 
-from codetrial.core import TestResult, Verdict
+from codetrial.core import TestResult
 from codetrial.languages import cache
 from codetrial.languages.base import Language, Plan, Workspace, language
+from codetrial.languages.go_results import read_go_run
 
 TAGS = "bonus"  # two-bucket's bonus tests are behind `//go:build bonus`
 _TEST_FUNC = re.compile(r"^func\s+(Test\w*)\s*\(\s*\w+\s+\*testing\.T\s*\)", re.M)
@@ -61,29 +62,21 @@ class Go(Language):
             {"name": "build", "argv": [go, "test", "-c", "-o", BINARY, "-vet=off", "-tags",
                                        TAGS, "."], "env": env, "required": True},
             {"name": "hide", "remove": list(ws.tests)},
-            {"name": "test", "argv": [go, "tool", "test2json", "-t", BINARY,
-                                      "-test.v=test2json"], "env": env},
+            {"name": "test", "argv": [BINARY, "-test.v=test2json"], "env": env},
         ]
         return Plan(steps)
 
     def parse(self, report: dict[str, Any]) -> list[TestResult]:
-        outcomes: dict[str, str] = {}
-        output: dict[str, list[str]] = {}
-        for step in report.get("steps", ()):
-            if step.get("name") != "test":
-                continue
-            for line in step.get("output", "").splitlines():
-                event = _event(line)
-                test = str(event.get("Test") or "")
-                if not test:
-                    continue
-                if event.get("Action") == "output":
-                    output.setdefault(test, []).append(str(event.get("Output", "")))
-                elif event.get("Action") in ("pass", "fail", "skip"):
-                    outcomes[test] = str(event["Action"])
-        return [TestResult(name, Verdict.PASSED if action == "pass" else Verdict.FAILED,
-                           "" if action == "pass" else "".join(output.get(name, []))[-4000:])
-                for name, action in outcomes.items()]
+        step = _test_step(report)
+        return read_go_run(step.get("output", "")).tests(step.get("exit")) if step else []
+
+    def forged(self, report: dict[str, Any]) -> list[str]:
+        step = _test_step(report)
+        if not step:
+            return []
+        run = read_go_run(step.get("output", ""))
+        run.tests(step.get("exit"))
+        return run.forged
 
     def expected(self, sources: dict[str, str]) -> list[str]:
         return [m for text in sources.values() for m in _TEST_FUNC.findall(text)]
@@ -96,12 +89,8 @@ class Go(Language):
         return cache.build_once(target, lambda tmp: _warm(tmp, imports))
 
 
-def _event(line: str) -> dict[str, Any]:
-    try:
-        event = json.loads(line)
-    except ValueError:
-        return {}
-    return event if isinstance(event, dict) else {}
+def _test_step(report: dict[str, Any]) -> dict[str, Any] | None:
+    return next((s for s in report.get("steps", ()) if s.get("name") == "test"), None)
 
 
 def std_imports(files: dict[str, str]) -> set[str]:

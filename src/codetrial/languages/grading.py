@@ -70,6 +70,10 @@ async def grade(lang: Language, ws: Workspace, sandbox: Sandbox, limits: Limits)
     tests = reconcile(expected, lang.parse(report) if report else [])
     verdict = _verdict(outcome, report, tests)
     details: dict[str, Any] = {"language": lang.name}
+    forged = lang.forged(report) if report else []
+    if forged:  # failed whatever the tests said, and shown apart from ordinary failures
+        verdict = Verdict.FAILED
+        details.update(forged=forged, tried=[f"forged results: {f}" for f in forged])
     if not expected and not tests and report is not None and outcome.status == "ok":
         verdict = Verdict.PASSED if _steps_ok(report) else Verdict.FAILED
         details["no_tests"] = NO_TESTS
