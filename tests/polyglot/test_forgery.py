@@ -82,3 +82,36 @@ def test_go_code_that_exits_or_prints_results_inside_the_only_test_fails(grade, 
     assert marked.details["forged"] == ["TestLeapYears reported twice (PASS, then FAIL)"]
     assert marked.details["tried"] == ["forged results: TestLeapYears reported twice (PASS, "
                                        "then FAIL)"]
+
+
+_RUST_WRONG = "pub fn is_leap_year(y: u64) -> bool {{\n    {hook}\n    y % 4 == 0\n}}\n"
+RUST_CHANNELS = {  # the wrong answer, with a way out before libtest can report the failure
+    "silent exit 0": _RUST_WRONG.format(hook="if y == 1900 { std::process::exit(0) }"),
+    "an ok line on the real stdout, then the real failure": _RUST_WRONG.format(
+        hook='if y == 1900 {\n        use std::io::Write;\n        let _ = writeln!(std::io::'
+             'stdout(), "test year_1900_is_not_leap ... ok");\n    }'),
+    "ok lines from an atexit handler, after libtest's summary": (
+        'extern "C" {\n    fn atexit(callback: extern "C" fn()) -> i32;\n}\n\n'
+        'extern "C" fn forge() {\n    println!("test year_1900_is_not_leap ... ok");\n}\n\n'
+        + _RUST_WRONG.format(hook="unsafe { atexit(forge) };")),
+}
+
+
+def test_rust_code_that_exits_or_prints_results_fails(grade):
+    leap, _ = by_language("rust")
+    jobs = [(leap, {**leap.solution, "src/lib.rs": code}) for code in RUST_CHANNELS.values()]
+    jobs.append((leap, leap.reference()))
+    *forged, honest = grade(jobs, timeout=60)
+    assert honest.verdict == Verdict.PASSED, honest.output
+    assert all(t.verdict == Verdict.PASSED for t in honest.tests) and len(honest.tests) == 3
+    for name, result in zip(RUST_CHANNELS, forged, strict=True):
+        assert result.verdict == Verdict.FAILED, (name, result.output)
+        by_name = {t.name: t.verdict for t in result.tests}
+        assert by_name["year_1900_is_not_leap"] == Verdict.FAILED, (name, by_name)
+    silent, printed, atexit = forged
+    assert "forged" not in silent.details
+    assert not any(t.verdict == Verdict.PASSED for t in silent.tests)  # no summary: none
+    assert printed.details["forged"] == ["year_1900_is_not_leap reported twice (ok, then "
+                                         "FAILED)"], printed.details
+    assert atexit.details["forged"][0].startswith("a result line after the summary")
+    assert atexit.details["tried"][0].startswith("forged results: ")

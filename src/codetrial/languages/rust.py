@@ -1,6 +1,7 @@
 """Rust: `cargo test --no-run` builds every test binary offline against Debian's crates
 (/usr/share/cargo/registry as the crates.io source), the test sources are removed, then each
-binary runs with `--include-ignored`; results are libtest's `test NAME ... ok|FAILED` lines."""
+binary runs with `--include-ignored`; results are libtest's `test NAME ... ok|FAILED` lines,
+read strictly (rust_results.py)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from codetrial.core import TestResult, Verdict
+from codetrial.core import TestResult
 from codetrial.languages import cache
 from codetrial.languages.base import Language, Plan, Workspace, language
+from codetrial.languages.rust_results import read_libtest
 
 CARGO_CONFIG = """[net]
 offline = true
@@ -23,11 +25,13 @@ replace-with = "debian"
 [source.debian]
 directory = "/usr/share/cargo/registry"
 """
-_RESULT = re.compile(r"^test (\S+) \.\.\. (ok|FAILED|ignored)\b", re.M)
-_FAILURE = re.compile(r"^---- (\S+) stdout ----\n(.*?)(?=^---- |^failures:$|\Z)", re.M | re.S)
 _TEST_FN = re.compile(r"#\[test\]\s*(?:#\[[^\]]*\]\s*)*(?:pub\s+)?fn\s+(\w+)")
 # a test binary: deps/<crate>-<16 hex digits>, no extension
 TEST_BINARIES = ".target/debug/deps/*-" + "[0-9a-f]" * 16
+
+
+def _test_steps(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [s for s in report.get("steps", ()) if str(s.get("name", "")).startswith("test:")]
 
 
 def is_test_target(path: str) -> bool:
@@ -75,15 +79,20 @@ class Rust(Language):
 
     def parse(self, report: dict[str, Any]) -> list[TestResult]:
         results: dict[str, TestResult] = {}
-        for step in report.get("steps", ()):
-            if not str(step.get("name", "")).startswith("test:"):
-                continue
+        for step in _test_steps(report):
             text = step.get("output", "")
-            messages = dict(_FAILURE.findall(text))
-            for name, word in _RESULT.findall(text):
-                verdict = Verdict.PASSED if word == "ok" else Verdict.FAILED
-                results[name] = TestResult(name, verdict, messages.get(name, "").strip()[-4000:])
+            for test in read_libtest(text).tests(text, step.get("exit")):
+                results[test.name] = test  # names are per binary; a later binary's wins
         return list(results.values())
+
+    def forged(self, report: dict[str, Any]) -> list[str]:
+        found = []
+        for step in _test_steps(report):
+            text = step.get("output", "")
+            run = read_libtest(text)
+            run.tests(text, step.get("exit"))
+            found += run.forged
+        return found
 
     def expected(self, sources: dict[str, str]) -> list[str]:
         return [m for text in sources.values() for m in _TEST_FN.findall(text)]
