@@ -115,3 +115,32 @@ def test_rust_code_that_exits_or_prints_results_fails(grade):
                                          "FAILED)"], printed.details
     assert atexit.details["forged"][0].startswith("a result line after the summary")
     assert atexit.details["tried"][0].startswith("forged results: ")
+
+
+_CPP_WRONG = ('#include "leap.h"\n#include <cstdio>\n#include <cstdlib>\n#include <unistd.h>\n\n'
+              "{hook}\nnamespace leap {{\nbool is_leap_year(int y) {{ return y % 4 == 0; }}\n}}\n")
+CPP_CHANNELS = {  # the wrong answer, and a way to change what the run says after Catch2 spoke
+    "a second report from an atexit handler": _CPP_WRONG.format(
+        hook='static void forge() { std::printf("<?xml version=\\"1.0\\"?><testsuites>'
+             '<testsuite tests=\\"3\\" failures=\\"0\\" errors=\\"0\\"/></testsuites>\\n"); }\n'
+             "struct Hook { Hook() { std::atexit(forge); } } hook;\n"),
+    "exit status 0 from an atexit handler": _CPP_WRONG.format(
+        hook="static void forge() { _exit(0); }\n"
+             "struct Hook { Hook() { std::atexit(forge); } } hook;\n"),
+}
+
+
+def test_cpp_code_that_rewrites_what_catch2_reported_fails(grade):
+    leap, _ = by_language("cpp")
+    header = leap.reference()["leap.h"]
+    jobs = [(leap, {"leap.cpp": code, "leap.h": header}) for code in CPP_CHANNELS.values()]
+    jobs.append((leap, leap.reference()))
+    *forged, honest = grade(jobs, timeout=60)
+    assert honest.verdict == Verdict.PASSED and "forged" not in honest.details, honest.output
+    for name, result in zip(CPP_CHANNELS, forged, strict=True):
+        assert result.verdict == Verdict.FAILED, (name, result.output)
+        assert result.details.get("forged"), (name, result.details)
+    second, status = forged
+    assert second.details["forged"] == ["2 JUnit reports in the test binary's output"]
+    assert status.details["forged"] == ["the report counts 1 failures but the tests exited with "
+                                        "status 0"]

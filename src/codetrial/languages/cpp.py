@@ -1,7 +1,9 @@
 """C++: g++ compiles the solution and the test file with the flags of the exercise's CMake
 file (C++17, -Wall -Wextra -Wpedantic -Werror) and EXERCISM_RUN_ALL_TESTS, links Catch2's main
 object (built once per run), the test sources are removed, then the test binary runs with
-Catch2's JUnit reporter. CMake is not needed: its only job here was that command line."""
+Catch2's JUnit reporter on stdout, which must be the only report there and agree with the exit
+status (Catch2's count of failed assertions). CMake is not needed: its only job here was that
+command line."""
 
 from __future__ import annotations
 
@@ -13,12 +15,11 @@ from typing import Any
 from codetrial.core import TestResult
 from codetrial.languages import cache
 from codetrial.languages.base import Language, Plan, Workspace, language
-from codetrial.languages.junit import parse_junit
+from codetrial.languages.junit import failure_count, parse_junit, report_in_output
 
 MAIN = "test/tests-main.cpp"
 DEFINED = frozenset({"EXERCISM_RUN_ALL_TESTS"})  # what the build defines (see plan)
 FLAGS = ["-std=c++17", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
-REPORT = ".out/junit.xml"
 _TEST_CASE = re.compile(r'\bTEST_CASE\s*\(\s*"((?:[^"\\]|\\.)*)"')
 
 
@@ -45,15 +46,28 @@ class Cpp(Language):
         build = ["g++", *FLAGS, *(f"-D{d}" for d in sorted(DEFINED)), "-I.", *sources,
                  main or MAIN, "-o", ".bin/tests", *libs]
         steps: list[dict[str, Any]] = [
-            {"name": "dirs", "mkdir": [".bin", ".out"]},
+            {"name": "dirs", "mkdir": [".bin"]},
             {"name": "build", "argv": build, "required": True},
             {"name": "hide", "remove": list(ws.tests)},
-            {"name": "test", "argv": [".bin/tests", "-r", "junit", "-o", REPORT]},
+            # the report on stdout, not in a file the code could rewrite after Catch2 wrote it
+            {"name": "test", "argv": [".bin/tests", "-r", "junit"]},
         ]
-        return Plan(steps, collect=[REPORT])
+        return Plan(steps)
 
     def parse(self, report: dict[str, Any]) -> list[TestResult]:
-        return parse_junit((report.get("files") or {}).get(REPORT) or "")
+        document, _ = report_in_output(_test_step(report).get("output", ""))
+        return parse_junit(document)
+
+    def forged(self, report: dict[str, Any]) -> list[str]:
+        """Catch2 exits with its count of failed assertions (at most 255): a report that says
+        otherwise was not the one Catch2 ended with."""
+        step = _test_step(report)
+        document, forged = report_in_output(step.get("output", ""))
+        failures = failure_count(document) if document else None
+        if failures is not None and step.get("exit") != min(failures, 255):
+            forged.append(f"the report counts {failures} failures but the tests exited with "
+                          f"status {step.get('exit')}")
+        return forged
 
     def expected(self, sources: dict[str, str]) -> list[str]:
         return [m for path, text in sources.items() if not path.startswith("test/")
@@ -67,6 +81,10 @@ class Cpp(Language):
         target = ws.cache / f"cpp-main-{cache.key(self.version(), header, main)}"
         cache.build_once(target, lambda tmp: _build_main(tmp, header, main))
         return str(target / "tests-main.o")
+
+
+def _test_step(report: dict[str, Any]) -> dict[str, Any]:
+    return next((s for s in report.get("steps", ()) if s.get("name") == "test"), {})
 
 
 def _build_main(tmp: Path, header: str, main: str) -> None:
