@@ -144,3 +144,40 @@ def test_cpp_code_that_rewrites_what_catch2_reported_fails(grade):
     assert second.details["forged"] == ["2 JUnit reports in the test binary's output"]
     assert status.details["forged"] == ["the report counts 1 failures but the tests exited with "
                                         "status 0"]
+
+
+_JAVA_REPORT = ('"<testsuite tests=\\"3\\" failures=\\"0\\" errors=\\"0\\"><testcase name=\\"'
+                'year2000IsLeap()\\"/><testcase name=\\"year1900IsNotLeap()\\"/><testcase '
+                'name=\\"year1996IsLeap()\\"/></testsuite>"')
+_JAVA_WRITE = ('try { Files.writeString(Path.of(".out/TEST-junit-jupiter.xml"), '
+               + _JAVA_REPORT + "); } catch (Exception e) { }")
+
+
+def _java_wrong(hook: str) -> str:
+    return ("import java.nio.file.*;\n\nclass Leap {\n    " + hook + "\n"
+            "    boolean isLeapYear(int y) {\n        return y % 4 == 0;\n    }\n}\n")
+
+
+JAVA_CHANNELS = {  # the wrong answer, with the report written by the code
+    "a report from a static initializer, then halt(0)": _java_wrong(
+        "static { " + _JAVA_WRITE + " Runtime.getRuntime().halt(0); }"),
+    "the real report rewritten by a shutdown hook": _java_wrong(
+        "static { Runtime.getRuntime().addShutdownHook(new Thread(() -> { " + _JAVA_WRITE
+        + " })); }"),
+}
+
+
+def test_java_code_that_writes_the_report_itself_fails(grade):
+    leap, _ = by_language("java")
+    path = "src/main/java/Leap.java"
+    jobs = [(leap, {path: code}) for code in JAVA_CHANNELS.values()]
+    jobs.append((leap, leap.reference()))
+    *forged, honest = grade(jobs, timeout=60)
+    assert honest.verdict == Verdict.PASSED and "forged" not in honest.details, honest.output
+    for name, result in zip(JAVA_CHANNELS, forged, strict=True):
+        assert result.verdict == Verdict.FAILED, (name, result.output)
+        assert not any(t.verdict == Verdict.PASSED and "1900" in t.name for t in result.tests)
+    halted, hooked = forged
+    assert "forged" not in halted.details  # no summary: nothing counts, nothing to compare
+    assert hooked.details["forged"] == ["the console counted 2 successful and 1 failed tests, "
+                                        "the XML report 3 and 0"], hooked.details

@@ -73,6 +73,8 @@ async def grade(lang: Language, ws: Workspace, sandbox: Sandbox, limits: Limits)
     forged = lang.forged(report) if report else []
     if forged:  # failed whatever the tests said, and shown apart from ordinary failures
         verdict = Verdict.FAILED
+        tests = [t if t.verdict != Verdict.PASSED else TestResult(
+            t.name, Verdict.FAILED, "reported passed, in results that were forged") for t in tests]
         details.update(forged=forged, tried=[f"forged results: {f}" for f in forged])
     if not expected and not tests and report is not None and outcome.status == "ok":
         verdict = Verdict.PASSED if _steps_ok(report) else Verdict.FAILED

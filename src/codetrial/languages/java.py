@@ -11,7 +11,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from codetrial.core import TestResult
+from codetrial.core import TestResult, Verdict
 from codetrial.languages.base import Language, Plan, Workspace, language
 from codetrial.languages.junit import parse_junit
 
@@ -75,8 +75,27 @@ class Java(Language):
         return Plan(steps, collect=[".out/*.xml"])
 
     def parse(self, report: dict[str, Any]) -> list[TestResult]:
-        return [t for text in (report.get("files") or {}).values()
-                for t in parse_junit(text or "", strip_parens=True)]
+        """The XML report's results, which count only when the launcher lived to print its
+        summary (a halt from the code, after writing a report, ends it before)."""
+        found = [t for text in (report.get("files") or {}).values()
+                 for t in parse_junit(text or "", strip_parens=True)]
+        if _summaries(_test_output(report)):
+            return found
+        return [TestResult(t.name, Verdict.FAILED, t.message or ENDED_EARLY) for t in found]
+
+    def forged(self, report: dict[str, Any]) -> list[str]:
+        """The console summary is printed after the XML report is written: the two must agree
+        (a shutdown hook that rewrites the report cannot change what the console said)."""
+        summaries = _summaries(_test_output(report))
+        if len(summaries) > 1:
+            return [f"{len(summaries)} test summaries in the launcher's output"]
+        found = [t for text in (report.get("files") or {}).values()
+                 for t in parse_junit(text or "", strip_parens=True)]
+        said, wrote = (summaries or [(0, 0)])[0], _counts(found)
+        if summaries and (said[0] != wrote[0] or said[1] > wrote[1]):  # aborted: not "failed"
+            return [f"the console counted {said[0]} successful and {said[1]} failed tests, the "
+                    f"XML report {wrote[0]} and {wrote[1]}"]
+        return []
 
     def expected(self, sources: dict[str, str]) -> list[str]:
         return [m for text in sources.values() for m in _TEST.findall(text)]
@@ -98,3 +117,21 @@ def _assertj_version() -> str:
         return "unknown"
     found = re.search(r"^version=(\S+)", pom.decode("utf-8", "replace"), re.M)
     return found.group(1) if found else "unknown"
+
+
+ENDED_EARLY = "the JUnit launcher ended before it printed its summary"
+_SUMMARY = re.compile(r"^\[\s*(\d+) tests successful\s*\]\s*\n\[\s*(\d+) tests failed\s*\]", re.M)
+
+
+def _test_output(report: dict[str, Any]) -> str:
+    step = next((s for s in report.get("steps", ()) if s.get("name") == "test"), {})
+    return str(step.get("output", ""))
+
+
+def _summaries(output: str) -> list[tuple[int, int]]:
+    return [(int(a), int(b)) for a, b in _SUMMARY.findall(output)]
+
+
+def _counts(tests: list[TestResult]) -> tuple[int, int]:
+    passed = sum(1 for t in tests if t.verdict == Verdict.PASSED)
+    return passed, len(tests) - passed
