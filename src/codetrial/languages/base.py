@@ -39,6 +39,8 @@ class Plan:
     steps: list[dict[str, Any]]
     collect: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)  # written next to the exercise
+    names: dict[str, str] = field(default_factory=dict)  # a test's run name -> its own name
+    decoys: dict[str, str] = field(default_factory=dict)  # run names honest code fails
 
 
 class Language(ABC):

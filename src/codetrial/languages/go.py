@@ -14,6 +14,7 @@ from typing import Any
 from codetrial.core import TestResult
 from codetrial.languages import cache
 from codetrial.languages.base import Language, Plan, Workspace, language
+from codetrial.languages.go_decoys import disguise
 from codetrial.languages.go_results import read_go_run
 
 TAGS = "bonus"  # two-bucket's bonus tests are behind `//go:build bonus`
@@ -64,7 +65,8 @@ class Go(Language):
             {"name": "hide", "remove": list(ws.tests)},
             {"name": "test", "argv": [BINARY, "-test.v=test2json"], "env": env},
         ]
-        return Plan(steps)
+        masked = disguise({p: ws.files[p] for p in ws.tests})
+        return Plan(steps, files=masked.files, names=masked.names, decoys=masked.decoys)
 
     def parse(self, report: dict[str, Any]) -> list[TestResult]:
         step = _test_step(report)

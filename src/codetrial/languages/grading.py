@@ -19,7 +19,7 @@ from importlib import resources
 from typing import Any
 
 from codetrial.core import Task, TestResult, Verdict
-from codetrial.languages.base import Language, Workspace, get_language
+from codetrial.languages.base import Language, Plan, Workspace, get_language
 from codetrial.languages.cache import cache_dir
 from codetrial.sandbox import Limits, Outcome, Program, Sandbox
 from codetrial.suites.base import Grade
@@ -51,15 +51,16 @@ def workspace(lang: Language, slug: str, pristine: dict[str, str], solution: lis
     return Workspace(slug, work, editable, tests, cache_dir(), dict(pristine))
 
 
-def program(lang: Language, ws: Workspace) -> Program:
-    plan = lang.plan(ws)
+def program(lang: Language, ws: Workspace, plan: Plan | None = None) -> Program:
+    plan = plan or lang.plan(ws)
     files = {**ws.files, **plan.files, DRIVER: _driver_source()}
     stdin = json.dumps({"steps": plan.steps, "collect": plan.collect})
     return Program(argv=(sys.executable, "-I", "-S", DRIVER), files=files, stdin=stdin)
 
 
 async def grade(lang: Language, ws: Workspace, sandbox: Sandbox, limits: Limits) -> Grade:
-    built = await asyncio.to_thread(program, lang, ws)  # warm builds run here (once), apart
+    plan = await asyncio.to_thread(lang.plan, ws)  # warm builds run here (once), apart
+    built = program(lang, ws, plan)
     await asyncio.to_thread(_BUILDS.acquire)
     try:
         outcome = await sandbox.run(built, lang.limits(limits))
@@ -67,10 +68,12 @@ async def grade(lang: Language, ws: Workspace, sandbox: Sandbox, limits: Limits)
         _BUILDS.release()
     report = _report(outcome)
     expected = lang.expected({p: ws.files[p] for p in ws.tests})
-    tests = reconcile(expected, lang.parse(report) if report else [])
-    verdict = _verdict(outcome, report, tests)
+    reported, forged = unmask(lang.parse(report) if report else [], plan)
+    tests = reconcile(expected, reported)
+    # with decoys the test binary always exits as failed: its tests' results decide
+    verdict = _verdict(outcome, _without_test_output(report, plan), tests)
     details: dict[str, Any] = {"language": lang.name}
-    forged = lang.forged(report) if report else []
+    forged += [_own_names(f, plan) for f in (lang.forged(report) if report else [])]
     if forged:  # failed whatever the tests said, and shown apart from ordinary failures
         verdict = Verdict.FAILED
         tests = [t if t.verdict != Verdict.PASSED else TestResult(
@@ -79,12 +82,39 @@ async def grade(lang: Language, ws: Workspace, sandbox: Sandbox, limits: Limits)
     if not expected and not tests and report is not None and outcome.status == "ok":
         verdict = Verdict.PASSED if _steps_ok(report) else Verdict.FAILED
         details["no_tests"] = NO_TESTS
-    return Grade(verdict, tests, _output(outcome, report, tests), outcome.wall_seconds, details)
+    output = _output(outcome, _without_test_output(report, plan), tests)
+    return Grade(verdict, tests, output, outcome.wall_seconds, details)
 
 
 def _report(outcome: Outcome) -> dict[str, Any] | None:
     reports = outcome.report if isinstance(outcome.report, list) else []
     return reports[-1] if reports and isinstance(reports[-1], dict) else None
+
+
+def unmask(reported: list[TestResult], plan: Plan) -> tuple[list[TestResult], list[str]]:
+    """Results under the tests' own names, without the decoys; a decoy that passed is evidence
+    that the code wrote the results (see go_decoys.py)."""
+    if not plan.names and not plan.decoys:
+        return reported, []
+    found, forged = [], []
+    for test in reported:
+        top, _, sub = test.name.partition("/")
+        if top in plan.decoys:
+            if test.verdict == Verdict.PASSED and not sub:
+                forged.append(f"a decoy of {plan.decoys[top]} (honest code fails it) passed")
+            continue
+        own = plan.names.get(top, top)
+        found.append(TestResult(own + (f"/{sub}" if sub else ""), test.verdict,
+                                _own_names(test.message, plan)))
+    return found, forged
+
+
+def _own_names(text: str, plan: Plan) -> str:
+    for run, own in plan.names.items():
+        text = text.replace(run, own)
+    for run, own in plan.decoys.items():
+        text = text.replace(run, f"a decoy of {own}")
+    return text
 
 
 def reconcile(expected: list[str], reported: list[TestResult]) -> list[TestResult]:
@@ -109,6 +139,15 @@ def _verdict(outcome: Outcome, report: dict[str, Any] | None, tests: list[TestRe
 
 def _steps_ok(report: dict[str, Any]) -> bool:
     return all(s.get("exit") == 0 for s in report.get("steps", ()))
+
+
+def _without_test_output(report: dict[str, Any] | None, plan: Plan) -> dict[str, Any] | None:
+    """The report less the test step when decoys ran (they fail): the model reads its tests'
+    messages, not the raw output, and the step's exit status decides nothing."""
+    if report is None or not plan.decoys:
+        return report
+    steps = [s for s in report.get("steps", ()) if s.get("name") != "test"]
+    return {**report, "steps": steps}
 
 
 def _output(outcome: Outcome, report: dict[str, Any] | None, tests: list[TestResult]) -> str:
