@@ -114,8 +114,9 @@ def test_rust_code_that_exits_or_prints_results_fails(grade):
     silent, printed, atexit = forged
     assert "forged" not in silent.details
     assert not any(t.verdict == Verdict.PASSED for t in silent.tests)  # no summary: none
-    assert printed.details["forged"] == ["year_1900_is_not_leap reported twice (ok, then "
-                                         "FAILED)"], printed.details
+    # the name it printed is not the test's name in this run, and it printed it twice (from
+    # the test and from its decoy)
+    assert printed.details["forged"] == ["year_1900_is_not_leap reported twice (ok, then ok)"]
     assert atexit.details["forged"][0].startswith("a result line after the summary")
     assert atexit.details["tried"][0].startswith("forged results: ")
 

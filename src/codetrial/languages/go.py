@@ -14,7 +14,7 @@ from typing import Any
 from codetrial.core import TestResult
 from codetrial.languages import cache
 from codetrial.languages.base import Language, Plan, Workspace, language
-from codetrial.languages.go_decoys import disguise
+from codetrial.languages.decoys import GO, disguise
 from codetrial.languages.go_results import read_go_run
 
 TAGS = "bonus"  # two-bucket's bonus tests are behind `//go:build bonus`
@@ -65,7 +65,7 @@ class Go(Language):
             {"name": "hide", "remove": list(ws.tests)},
             {"name": "test", "argv": [BINARY, "-test.v=test2json"], "env": env},
         ]
-        masked = disguise({p: ws.files[p] for p in ws.tests})
+        masked = disguise({p: ws.files[p] for p in ws.tests if p.endswith("_test.go")}, GO)
         return Plan(steps, files=masked.files, names=masked.names, decoys=masked.decoys)
 
     def parse(self, report: dict[str, Any]) -> list[TestResult]:

@@ -93,19 +93,20 @@ def _report(outcome: Outcome) -> dict[str, Any] | None:
 
 def unmask(reported: list[TestResult], plan: Plan) -> tuple[list[TestResult], list[str]]:
     """Results under the tests' own names, without the decoys; a decoy that passed is evidence
-    that the code wrote the results (see go_decoys.py)."""
+    that the code wrote the results (see decoys.py)."""
     if not plan.names and not plan.decoys:
         return reported, []
     found, forged = [], []
     for test in reported:
-        top, _, sub = test.name.partition("/")
+        top, _, sub = test.name.partition("/")  # Go's subtests, Catch2's sections
+        scope, _, top = top.rpartition("::")  # Rust's modules
         if top in plan.decoys:
             if test.verdict == Verdict.PASSED and not sub:
                 forged.append(f"a decoy of {plan.decoys[top]} (honest code fails it) passed")
             continue
-        own = plan.names.get(top, top)
-        found.append(TestResult(own + (f"/{sub}" if sub else ""), test.verdict,
-                                _own_names(test.message, plan)))
+        own = (f"{scope}::" if scope else "") + plan.names.get(top, top) + (f"/{sub}" if sub
+                                                                            else "")
+        found.append(TestResult(own, test.verdict, _own_names(test.message, plan)))
     return found, forged
 
 
@@ -146,7 +147,8 @@ def _without_test_output(report: dict[str, Any] | None, plan: Plan) -> dict[str,
     messages, not the raw output, and the step's exit status decides nothing."""
     if report is None or not plan.decoys:
         return report
-    steps = [s for s in report.get("steps", ()) if s.get("name") != "test"]
+    steps = [s for s in report.get("steps", ())
+             if str(s.get("name")).partition(":")[0] != "test"]  # Rust's: test:<binary>
     return {**report, "steps": steps}
 
 

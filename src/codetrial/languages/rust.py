@@ -14,6 +14,7 @@ from typing import Any
 from codetrial.core import TestResult
 from codetrial.languages import cache
 from codetrial.languages.base import Language, Plan, Workspace, language
+from codetrial.languages.decoys import RUST, disguise
 from codetrial.languages.rust_results import read_libtest
 
 CARGO_CONFIG = """[net]
@@ -75,7 +76,9 @@ class Rust(Language):
             {"name": "test", "argv": ["{}", "--include-ignored", "--test-threads", "2"],
              "each": TEST_BINARIES, "env": {**env, "RUST_BACKTRACE": "0"}},
         ]
-        return Plan(steps, files={".cargo-home/config.toml": CARGO_CONFIG})
+        masked = disguise({p: ws.files[p] for p in ws.tests if is_test_target(p)}, RUST)
+        return Plan(steps, files={".cargo-home/config.toml": CARGO_CONFIG, **masked.files},
+                    names=masked.names, decoys=masked.decoys)
 
     def parse(self, report: dict[str, Any]) -> list[TestResult]:
         results: dict[str, TestResult] = {}

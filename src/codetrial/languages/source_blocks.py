@@ -1,0 +1,71 @@
+"""Where a function's body ends in C-like source (Go, Rust, C++, Java): the brace that closes
+it, past comments, strings, raw strings and character literals. Used to copy test bodies
+(see decoys.py); None when the text is not what it expected, and the test is left alone."""
+
+from __future__ import annotations
+
+import re
+
+_CHAR = re.compile(r"'(?:\\.[^']*|[^\\'\n])'")  # 'a', '\n', '\u{1F600}'; else a lifetime
+_RUST_RAW = re.compile(r'r(#*)"')
+
+
+def body_end(text: str, start: int, backticks: bool = False) -> int | None:
+    """The index of the `}` closing the `{` at `start`; `backticks`: Go's raw strings."""
+    depth, i = 0, start
+    while i < len(text):
+        skip = _skip(text, i, backticks)
+        if skip is None:
+            return None
+        if skip > i:
+            i = skip
+            continue
+        if text[i] == "{":
+            depth += 1
+        elif text[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
+def _skip(text: str, i: int, backticks: bool) -> int | None:
+    """Past the comment, string or literal that starts at i (i itself when none does)."""
+    if text.startswith("//", i):
+        end = text.find("\n", i)
+        return len(text) if end < 0 else end
+    if text.startswith("/*", i):
+        end = text.find("*/", i + 2)
+        return None if end < 0 else end + 2
+    if text.startswith('"""', i):  # a Java text block
+        end = text.find('"""', i + 3)
+        return None if end < 0 else end + 3
+    raw = _RUST_RAW.match(text, i) if text[i] == "r" and (i == 0 or not _word(text[i - 1])) \
+        else None
+    if raw:
+        close = '"' + raw.group(1)
+        end = text.find(close, raw.end())
+        return None if end < 0 else end + len(close)
+    if text[i] == '"':
+        return _quoted_end(text, i)
+    if text[i] == "'":
+        char = _CHAR.match(text, i)
+        return char.end() if char else i + 1
+    if backticks and text[i] == "`":
+        end = text.find("`", i + 1)
+        return None if end < 0 else end + 1
+    return i
+
+
+def _word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _quoted_end(text: str, i: int) -> int | None:
+    i += 1
+    while i < len(text) and text[i] != '"':
+        if text[i] == "\n":
+            return None
+        i += 2 if text[i] == "\\" else 1
+    return i + 1 if i < len(text) else None
