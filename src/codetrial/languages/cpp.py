@@ -15,6 +15,7 @@ from typing import Any
 from codetrial.core import TestResult
 from codetrial.languages import cache
 from codetrial.languages.base import Language, Plan, Workspace, language
+from codetrial.languages.decoys import CATCH2, disguise
 from codetrial.languages.junit import failure_count, parse_junit, report_in_output
 
 MAIN = "test/tests-main.cpp"
@@ -52,7 +53,9 @@ class Cpp(Language):
             # the report on stdout, not in a file the code could rewrite after Catch2 wrote it
             {"name": "test", "argv": [".bin/tests", "-r", "junit"]},
         ]
-        return Plan(steps)
+        masked = disguise({p: ws.files[p] for p in ws.tests if not p.startswith("test/")},
+                          CATCH2)
+        return Plan(steps, files=masked.files, names=masked.names, decoys=masked.decoys)
 
     def parse(self, report: dict[str, Any]) -> list[TestResult]:
         document, _ = report_in_output(_test_step(report).get("output", ""))

@@ -111,3 +111,16 @@ RUST = Style(
     write=_rust, run_name=lambda: "t" + random_hex(),
     # a test that must panic passes as its decoy would: no decoy then
     decoy_allowed=lambda match: "should_panic" not in match.group("attrs"))
+
+
+# ---------------------------------------------------------------- C++ (Catch2)
+
+def _catch2(match: re.Match[str], name: str, body: str, decoy: bool) -> str:
+    tail = '    FAIL("");\n' if decoy else ""
+    return f'TEST_CASE("{name}"{match.group("tags") or ""}) {{\n    [&]() {{{body}}}();\n{tail}}}'
+
+
+CATCH2 = Style(
+    header=re.compile(r'\bTEST_CASE\s*\(\s*"(?P<name>(?:[^"\\\n]|\\.)*)"'
+                      r'(?P<tags>\s*,\s*"(?:[^"\\\n]|\\.)*")?\s*\)\s*\{'),
+    write=_catch2, run_name=lambda: "t" + random_hex())

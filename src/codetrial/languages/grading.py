@@ -101,6 +101,7 @@ def unmask(reported: list[TestResult], plan: Plan) -> tuple[list[TestResult], li
         top, _, sub = test.name.partition("/")  # Go's subtests, Catch2's sections
         scope, _, top = top.rpartition("::")  # Rust's modules
         if top in plan.decoys:
+            # a decoy fails as a whole; its subtests and sections may pass (Go, Catch2)
             if test.verdict == Verdict.PASSED and not sub:
                 forged.append(f"a decoy of {plan.decoys[top]} (honest code fails it) passed")
             continue
