@@ -183,8 +183,8 @@ def test_java_code_that_writes_the_report_itself_fails(grade):
         assert not any(t.verdict == Verdict.PASSED and "1900" in t.name for t in result.tests)
     halted, hooked = forged
     assert "forged" not in halted.details  # no summary: nothing counts, nothing to compare
-    assert hooked.details["forged"] == ["the console counted 2 successful and 1 failed tests, "
-                                        "the XML report 3 and 0"], hooked.details
+    [said] = hooked.details["forged"]  # failed: the leap test and the three decoys
+    assert said == "the console counted 2 successful and 4 failed tests, the XML report 3 and 0"
 
 
 GO_LEARNS_NAMES = '''package leap
@@ -278,6 +278,46 @@ def test_cpp_results_forged_from_the_binarys_own_listing_fail_on_the_decoys(grad
     leap, _ = by_language("cpp")
     [result] = grade([(leap, {"leap.cpp": CPP_LEARNS_NAMES,
                               "leap.h": leap.reference()["leap.h"]})], timeout=60)
+    assert result.verdict == Verdict.FAILED, result.output
+    assert not any(t.verdict == Verdict.PASSED for t in result.tests), result.tests
+    assert any(f.startswith("a decoy of ") for f in result.details["forged"]), result.details
+
+
+JAVA_LEARNS_NAMES = """import java.lang.reflect.Method;
+import java.nio.file.*;
+
+// A consistent forgery: the test class from the stack, its @Test methods by reflection, a
+// report that passes them all and the launcher's summary for it, then halt(0).
+class Leap {
+    boolean isLeapYear(int y) {
+        try {
+            for (StackTraceElement frame : new Throwable().getStackTrace()) {
+                Class<?> type = Class.forName(frame.getClassName());
+                if (!type.getName().endsWith("Test")) continue;
+                StringBuilder xml = new StringBuilder("<testsuite>");
+                int count = 0;
+                for (Method m : type.getDeclaredMethods()) {
+                    if (m.isAnnotationPresent(org.junit.jupiter.api.Test.class)) {
+                        xml.append("<testcase name=\\"" + m.getName() + "()\\"/>");
+                        count++;
+                    }
+                }
+                Files.writeString(Path.of(".out/TEST-junit-jupiter.xml"), xml + "</testsuite>");
+                System.out.println("[ " + count + " tests successful ]\\n[ 0 tests failed ]");
+                System.out.flush();
+                Runtime.getRuntime().halt(0);
+            }
+        } catch (Exception e) {
+        }
+        return y % 4 == 0;
+    }
+}
+"""
+
+
+def test_java_results_forged_by_reflection_fail_on_the_decoys(grade):
+    leap, _ = by_language("java")
+    [result] = grade([(leap, {"src/main/java/Leap.java": JAVA_LEARNS_NAMES})], timeout=60)
     assert result.verdict == Verdict.FAILED, result.output
     assert not any(t.verdict == Verdict.PASSED for t in result.tests), result.tests
     assert any(f.startswith("a decoy of ") for f in result.details["forged"]), result.details

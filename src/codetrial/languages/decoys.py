@@ -124,3 +124,19 @@ CATCH2 = Style(
     header=re.compile(r'\bTEST_CASE\s*\(\s*"(?P<name>(?:[^"\\\n]|\\.)*)"'
                       r'(?P<tags>\s*,\s*"(?:[^"\\\n]|\\.)*")?\s*\)\s*\{'),
     write=_catch2, run_name=lambda: "t" + random_hex())
+
+
+# ---------------------------------------------------------------- Java (JUnit 5)
+
+def _junit(match: re.Match[str], name: str, body: str, decoy: bool) -> str:
+    # try/finally adds no frame: the stack of a decoy is that of its test
+    tail = 'org.junit.jupiter.api.Assertions.fail("");' if decoy else ""
+    return (f"{match.group('annos')}{match.group('mods')}void {name}() "
+            f"{match.group('throws') or ''}{{\n        try {{{body}}} finally {{ {tail} }}\n    }}")
+
+
+JUNIT = Style(
+    header=re.compile(r"(?P<annos>@Test\b\s*(?:@\w+(?:\([^)]*\))?\s*)*)"
+                      r"(?P<mods>(?:public\s+|protected\s+)?(?:final\s+)?)void\s+(?P<name>\w+)"
+                      r"\s*\(\s*\)\s*(?P<throws>throws\s+[\w.,\s]+?)?\{"),
+    write=_junit, run_name=lambda: "t" + random_hex())

@@ -13,6 +13,7 @@ from typing import Any
 
 from codetrial.core import TestResult, Verdict
 from codetrial.languages.base import Language, Plan, Workspace, language
+from codetrial.languages.decoys import JUNIT, disguise
 from codetrial.languages.junit import parse_junit
 
 JARS = Path("/usr/share/java")
@@ -72,7 +73,10 @@ class Java(Language):
             {"name": "hide", "remove": ["src/test"]},
             {"name": "test", "argv": run},
         ]
-        return Plan(steps, collect=[".out/*.xml"])
+        masked = disguise({p: ws.files[p] for p in ws.files
+                           if p.startswith("src/test/") and p.endswith(".java")}, JUNIT)
+        return Plan(steps, collect=[".out/*.xml"], files=masked.files, names=masked.names,
+                    decoys=masked.decoys)
 
     def parse(self, report: dict[str, Any]) -> list[TestResult]:
         """The XML report's results, which count only when the launcher lived to print its
