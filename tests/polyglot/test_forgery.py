@@ -321,3 +321,33 @@ def test_java_results_forged_by_reflection_fail_on_the_decoys(grade):
     assert result.verdict == Verdict.FAILED, result.output
     assert not any(t.verdict == Verdict.PASSED for t in result.tests), result.tests
     assert any(f.startswith("a decoy of ") for f in result.details["forged"]), result.details
+
+
+JS_FLIPS_THE_REPORT = """const realProcess = require('vm').runInThisContext('process');
+const fs = require('fs');
+
+// jest's own report, flipped to passed once jest has written it (an exit listener on the real
+// process, out of reach of the test environment's process object).
+realProcess.on('exit', () => {
+  try {
+    const path = '.out/jest.json';
+    const report = JSON.parse(fs.readFileSync(path, 'utf8'));
+    for (const suite of report.testResults) {
+      for (const test of suite.assertionResults) {
+        test.status = 'passed';
+        test.failureMessages = [];
+      }
+    }
+    fs.writeFileSync(path, JSON.stringify(report));
+  } catch (error) {}
+});
+
+export const isLeap = (y) => y % 4 === 0;
+"""
+
+
+def test_js_report_flipped_after_jest_wrote_it_fails_on_the_decoys(grade):
+    leap, _ = by_language("javascript")
+    [result] = grade([(leap, {"leap.js": JS_FLIPS_THE_REPORT})], timeout=60)
+    assert result.verdict == Verdict.FAILED, result.output
+    assert any(f.startswith("a decoy of ") for f in result.details["forged"]), result.details

@@ -38,6 +38,7 @@ class Style:
     run_name: Callable[[], str]
     backticks: bool = False
     calls_by_name: bool = False  # tests may call each other (Go's TestX(t)): rename the calls
+    trailer: re.Pattern[str] | None = None  # what closes a test after its body (jest's `);`)
     decoy_allowed: Callable[[re.Match[str]], bool] = lambda _: True
 
 
@@ -53,17 +54,21 @@ def disguise(tests: dict[str, str], style: Style) -> Disguise:
             if end is None or match.start() < last:
                 continue  # not the source it expected: left as it is
             name, body = match.group("name"), text[match.end():end]
+            closing = style.trailer.match(text, end + 1) if style.trailer else None
+            if style.trailer and not closing:
+                continue
+            after = closing.group() if closing else ""
             real = _fresh(style, taken)
             renames[name] = real
             out.names[real] = name
-            functions = [style.write(match, real, body, False)]
+            functions = [style.write(match, real, body, False) + after]
             if style.decoy_allowed(match):
                 decoy = _fresh(style, taken)
                 out.decoys[decoy] = name
-                functions.append(style.write(match, decoy, body, True))
+                functions.append(style.write(match, decoy, body, True) + after)
                 _RANDOM.shuffle(functions)
             pieces += [text[last:match.start()], "\n\n".join(functions)]
-            last = end + 1
+            last = closing.end() if closing else end + 1
         out.files[path] = "".join(pieces) + text[last:]
     for path, text in out.files.items() if style.calls_by_name else ():
         for name, real in renames.items():
@@ -140,3 +145,18 @@ JUNIT = Style(
                       r"(?P<mods>(?:public\s+|protected\s+)?(?:final\s+)?)void\s+(?P<name>\w+)"
                       r"\s*\(\s*\)\s*(?P<throws>throws\s+[\w.,\s]+?)?\{"),
     write=_junit, run_name=lambda: "t" + random_hex())
+
+
+# ---------------------------------------------------------------- JavaScript (jest)
+
+def _jest(match: re.Match[str], name: str, body: str, decoy: bool) -> str:
+    tail = "  throw new Error('');\n" if decoy else ""
+    return (f"{match.group('kind')}('{name}', async () => {{\n"
+            f"  await (async () => {{{body}}})();\n{tail}}}")
+
+
+JEST = Style(
+    header=re.compile(r"\b(?P<kind>test|it)\s*\(\s*(?P<q>['\"`])(?P<name>(?:(?!(?P=q))[^\\\n]|\\.)*)"
+                      r"(?P=q)\s*,\s*(?:async\s+)?\(\s*\)\s*=>\s*\{"),
+    write=_jest, run_name=lambda: "t" + random_hex(), backticks=True,
+    trailer=re.compile(r"\s*(?:,[^(){};]*)?\)\s*;?"))  # `}, 20 * 1000);`: a time limit

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from codetrial.core import TestResult, Verdict
+from codetrial.languages import decoys
 from codetrial.languages.base import Language, Plan, Workspace, language
 
 NODE_DIR = Path(os.environ.get("CODETRIAL_NODE_DIR", "/usr/local/share/codetrial/node"))
@@ -49,7 +50,9 @@ class JavaScript(Language):
             {"name": "test", "argv": run,  # the heap bounded: RLIMIT_AS is V8's reservation
              "env": {"CI": "true", "NODE_OPTIONS": "--max-old-space-size=2048"}},
         ]
-        return Plan(steps, collect=[REPORT])
+        masked = decoys.disguise({p: ws.files[p] for p in ws.tests}, decoys.JEST)
+        return Plan(steps, collect=[REPORT], files=masked.files, names=masked.names,
+                    decoys=masked.decoys)
 
     def parse(self, report: dict[str, Any]) -> list[TestResult]:
         import json
