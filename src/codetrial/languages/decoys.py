@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from codetrial.languages.source_blocks import body_end
+from codetrial.languages.source_blocks import body_end, same_scope
 
 _RANDOM = random.SystemRandom()
 
@@ -43,38 +43,52 @@ class Style:
 
 
 def disguise(tests: dict[str, str], style: Style) -> Disguise:
-    """Rename every test the files declare in `style` and add its decoy."""
+    """Rename every test the files declare in `style` and add its decoy. The tests keep their
+    order (some share state: go/robot-simulator's first test moves a package-level robot); each
+    decoy goes after its test, at a random place among the later tests of the same scope, so
+    neither the order nor the position tells it apart."""
     out = Disguise()
     taken: set[str] = set()
     renames: dict[str, str] = {}
     for path, text in tests.items():
+        found = list(_tests(text, style))
+        slots: list[list[str]] = [[] for _ in found]
         pieces, last = [], 0
-        for match in style.header.finditer(text):
-            end = body_end(text, match.end() - 1, style.backticks)
-            if end is None or match.start() < last:
-                continue  # not the source it expected: left as it is
-            name, body = match.group("name"), text[match.end():end]
-            closing = style.trailer.match(text, end + 1) if style.trailer else None
-            if style.trailer and not closing:
-                continue
-            after = closing.group() if closing else ""
-            real = _fresh(style, taken)
-            renames[name] = real
+        for index, (match, body, after, stop) in enumerate(found):
+            name = match.group("name")
+            real = renames[name] = _fresh(style, taken)
             out.names[real] = name
-            functions = [style.write(match, real, body, False) + after]
             if style.decoy_allowed(match):
                 decoy = _fresh(style, taken)
                 out.decoys[decoy] = name
-                functions.append(style.write(match, decoy, body, True) + after)
-                _RANDOM.shuffle(functions)
-            pieces += [text[last:match.start()], "\n\n".join(functions)]
-            last = closing.end() if closing else end + 1
+                later = [k for k in range(index, len(found))
+                         if same_scope(text, stop, found[k][3], style.backticks)]
+                slots[_RANDOM.choice(later)].append(style.write(match, decoy, body, True) + after)
+        for index, (match, body, after, stop) in enumerate(found):
+            real = renames[match.group("name")]
+            pieces += [text[last:match.start()], "\n\n".join(
+                [style.write(match, real, body, False) + after, *slots[index]])]
+            last = stop
         out.files[path] = "".join(pieces) + text[last:]
     for path, text in out.files.items() if style.calls_by_name else ():
         for name, real in renames.items():
             text = re.sub(rf"\b{re.escape(name)}\b(?=\s*\()", real, text)
         out.files[path] = text
     return out
+
+
+def _tests(text: str, style: Style) -> Iterator[tuple[re.Match[str], str, str, int]]:
+    """Each test: its header, its body, what closes it after the body, where it stops."""
+    last = 0
+    for match in style.header.finditer(text):
+        end = body_end(text, match.end() - 1, style.backticks)
+        if end is None or match.start() < last:
+            continue  # not the source it expected: left as it is
+        closing = style.trailer.match(text, end + 1) if style.trailer else None
+        if style.trailer and not closing:
+            continue
+        last = closing.end() if closing else end + 1
+        yield match, text[match.end():end], closing.group() if closing else "", last
 
 
 def _fresh(style: Style, taken: set[str]) -> str:

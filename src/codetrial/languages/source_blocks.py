@@ -30,6 +30,24 @@ def body_end(text: str, start: int, backticks: bool = False) -> int | None:
     return None
 
 
+def same_scope(text: str, start: int, stop: int, backticks: bool = False) -> bool:
+    """Whether text[start:stop] closes no brace it did not open and leaves none open: a test
+    after `start` and one after `stop` are then in the same block (module, class, describe)."""
+    depth, i = 0, start
+    while i < stop:
+        skip = _skip(text, i, backticks)
+        if skip is None:
+            return False
+        if skip > i:
+            i = skip
+            continue
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth < 0:
+            return False
+        i += 1
+    return depth == 0
+
+
 def _skip(text: str, i: int, backticks: bool) -> int | None:
     """Past the comment, string or literal that starts at i (i itself when none does)."""
     if text.startswith("//", i):
