@@ -83,8 +83,10 @@ def test_go_code_that_exits_or_prints_results_inside_the_only_test_fails(grade, 
     assert "forged" not in silent.details and "forged" not in printed.details
     # the name it printed is not the test's name in this run
     assert marked.details["forged"] == ["a result for TestLeapYears, which never started"] * 2
-    assert marked.details["tried"][0] == "forged results: a result for TestLeapYears, which " \
-                                         "never started"
+    assert "forged results: a result for TestLeapYears, which never started" in \
+        marked.details["tried"]
+    assert silent.details["tried"] == ["exits the process: leap.go"]  # named from its source
+    assert "tried" not in honest.details
 
 
 _RUST_WRONG = "pub fn is_leap_year(y: u64) -> bool {{\n    {hook}\n    y % 4 == 0\n}}\n"
@@ -118,7 +120,10 @@ def test_rust_code_that_exits_or_prints_results_fails(grade):
     # the test and from its decoy)
     assert printed.details["forged"] == ["year_1900_is_not_leap reported twice (ok, then ok)"]
     assert atexit.details["forged"][0].startswith("a result line after the summary")
-    assert atexit.details["tried"][0].startswith("forged results: ")
+    assert atexit.details["tried"][:2] == ["runs code before main or at exit: src/lib.rs",
+                                           "prints test results: src/lib.rs"]
+    assert atexit.details["tried"][2].startswith("forged results: ")
+    assert all(r.details.get("tried") for r in forged) and "tried" not in honest.details
 
 
 _CPP_WRONG = ('#include "leap.h"\n#include <cstdio>\n#include <cstdlib>\n#include <unistd.h>\n\n'
@@ -351,3 +356,19 @@ def test_js_report_flipped_after_jest_wrote_it_fails_on_the_decoys(grade):
     [result] = grade([(leap, {"leap.js": JS_FLIPS_THE_REPORT})], timeout=60)
     assert result.verdict == Verdict.FAILED, result.output
     assert any(f.startswith("a decoy of ") for f in result.details["forged"]), result.details
+
+
+def test_every_forgery_of_the_corpus_is_named_from_its_source_and_no_reference_is():
+    from codetrial.languages.scan import tried
+
+    corpus = [*(("go", c) for c in GO_CHANNELS.values()), ("go", GO_LEARNS_NAMES),
+              *(("rust", c) for c in RUST_CHANNELS.values()),
+              *(("cpp", c) for c in CPP_CHANNELS.values()), ("cpp", CPP_LEARNS_NAMES),
+              *(("java", c) for c in JAVA_CHANNELS.values()), ("java", JAVA_LEARNS_NAMES),
+              ("javascript", JS_FLIPS_THE_REPORT)]
+    for language, code in corpus:
+        assert tried(language, {"solution": code}), (language, code[:200])
+    from tests.polyglot.exercises import ALL
+
+    for exercise in ALL:
+        assert tried(exercise.language, exercise.reference()) == [], exercise.task_id

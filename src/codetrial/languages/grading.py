@@ -19,6 +19,7 @@ from importlib import resources
 from typing import Any
 
 from codetrial.core import Task, TestResult, Verdict
+from codetrial.languages import scan
 from codetrial.languages.base import Language, Plan, Workspace, get_language
 from codetrial.languages.cache import cache_dir
 from codetrial.sandbox import Limits, Outcome, Program, Sandbox
@@ -72,13 +73,12 @@ async def grade(lang: Language, ws: Workspace, sandbox: Sandbox, limits: Limits)
     tests = reconcile(expected, reported)
     # with decoys the test binary always exits as failed: its tests' results decide
     verdict = _verdict(outcome, _without_test_output(report, plan), tests)
-    details: dict[str, Any] = {"language": lang.name}
     forged += [_own_names(f, plan) for f in (lang.forged(report) if report else [])]
+    details = {"language": lang.name, **_integrity(lang, ws, forged)}
     if forged:  # failed whatever the tests said, and shown apart from ordinary failures
         verdict = Verdict.FAILED
         tests = [t if t.verdict != Verdict.PASSED else TestResult(
             t.name, Verdict.FAILED, "reported passed, in results that were forged") for t in tests]
-        details.update(forged=forged, tried=[f"forged results: {f}" for f in forged])
     if not expected and not tests and report is not None and outcome.status == "ok":
         verdict = Verdict.PASSED if _steps_ok(report) else Verdict.FAILED
         details["no_tests"] = NO_TESTS
@@ -89,6 +89,13 @@ async def grade(lang: Language, ws: Workspace, sandbox: Sandbox, limits: Limits)
 def _report(outcome: Outcome) -> dict[str, Any] | None:
     reports = outcome.report if isinstance(outcome.report, list) else []
     return reports[-1] if reports and isinstance(reports[-1], dict) else None
+
+
+def _integrity(lang: Language, ws: Workspace, forged: list[str]) -> dict[str, Any]:
+    """What the code tried (from its files: scan.py) and what the run shows it forged."""
+    tried = scan.tried(lang.name, {p: ws.files[p] for p in ws.solution if p in ws.files})
+    tried += [f"forged results: {f}" for f in forged]
+    return {**({"tried": tried} if tried else {}), **({"forged": forged} if forged else {})}
 
 
 def unmask(reported: list[TestResult], plan: Plan) -> tuple[list[TestResult], list[str]]:
