@@ -352,3 +352,49 @@ def test_humaneval_edit_is_judged_by_value(sandbox):
     lied = asyncio.run(suite.grade_files(task, {path: liar}, sandbox))
     right = asyncio.run(suite.grade_files(task, suite.reference_files(task), sandbox))
     assert (lied.verdict, right.verdict) == (Verdict.FAILED, Verdict.PASSED)
+
+
+MOCK_SINK_TEST = """
+import unittest
+from unittest import mock
+
+from two_fer import two_fer
+
+
+class TwoFerTest(unittest.TestCase):
+    def test_sends_the_greeting(self):
+        sink = mock.MagicMock()
+        two_fer('Ann', sink)
+        sink.send.assert_called_with('One for Ann, one for me.')
+        self.assertEqual(sink.send.call_count, 1)
+
+    def test_a_method_of_the_test(self):
+        two_fer('Bo', self, record=True)
+        self.assertEqual(self.seen, 'One for Bo, one for me.')
+
+    def record(self, text):
+        self.seen = text
+"""
+
+
+@pytest.mark.parametrize("tamper", [
+    "sink.send.assert_called_with = lambda *a, **k: None",
+    "del sink.send.call_count",
+    "sink.send.call_args_list = []",
+    "setattr(sink, 'assertEqual', lambda *a: None)",
+])
+def test_the_code_may_not_rewrite_what_a_test_object_checks_with(sandbox, tmp_path, tamper):
+    """A mock handed to the code: its assertions and recorded calls, and the test's methods,
+    are the tests' own; replacing them is refused and named, while plain attributes and calls
+    still work (the honest control)."""
+    honest = ("def two_fer(name, sink, record=False):\n"
+              "    text = f'One for {name}, one for me.'\n"
+              "    sink.record(text) if record else sink.send(text)\n")
+    assert grade_against(sandbox, tmp_path, MOCK_SINK_TEST, honest).verdict == Verdict.PASSED
+    forged = ("def two_fer(name, sink, record=False):\n    try:\n        " + tamper + "\n"
+              "    except AttributeError:\n        pass\n"
+              "    if record:\n        sink.seen = f'One for {name}, one for me.'\n")
+    result = grade_against(sandbox, tmp_path, MOCK_SINK_TEST, forged)
+    verdicts = {t.name.rsplit(".", 1)[-1]: t.verdict for t in result.tests}
+    assert verdicts["test_sends_the_greeting"] == Verdict.FAILED, result.output
+    assert any(t.startswith("patch:") for t in result.details["tried"]), result.details

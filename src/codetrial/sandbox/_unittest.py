@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import inspect
 import linecache
 import os
 import signal
 import sys
 import threading
+import types
 import unittest
-import unittest.mock  # noqa: F401 - loaded once per worker: most test files use it
+import unittest.mock  # loaded once per worker: most test files use it
 
 import codetrial_judge as judge
 import codetrial_plain as plain
@@ -152,6 +154,14 @@ class _Tests(proxy.Connection):
             if len(self.tried) < 50:
                 self.tried.setdefault(str(item)[:160], None)
 
+    def perform(self, op: str, args: list, frames: object) -> object:
+        if op in ("setattr", "delattr") and _protected(args[0], args[1]):
+            self.tried.setdefault(f"patch:{op[:3]} {str(args[1])[:60]} of a test object", None)
+            raise AttributeError(f"codetrial: the code under test may not {op[:3]} "
+                                 f"{args[1]!r} of the tests' objects (a method, or a mock's "
+                                 "assertions or recorded calls)")
+        return super().perform(op, args, frames)
+
     def _check_name(self, name: object, writing: bool = False) -> None:
         try:
             super()._check_name(name, writing)
@@ -159,6 +169,28 @@ class _Tests(proxy.Connection):
             self.tried.setdefault(f"introspection:{'set' if writing else 'get'} "
                                   f"{str(name)[:60]} of a test object", None)
             raise
+
+
+# what a mock asserts with and what it recorded: the tests' say, never the code's
+MOCK_API = frozenset({
+    "assert_called", "assert_called_once", "assert_called_with", "assert_called_once_with",
+    "assert_any_call", "assert_has_calls", "assert_not_called", "assert_awaited",
+    "assert_awaited_once", "assert_awaited_with", "assert_awaited_once_with", "assert_any_await",
+    "assert_has_awaits", "assert_not_awaited", "called", "call_count", "call_args",
+    "call_args_list", "mock_calls", "method_calls", "await_count", "await_args",
+    "await_args_list", "reset_mock", "configure_mock", "attach_mock"})
+
+
+def _protected(target: object, name: object) -> bool:
+    """A method of a test object (a test case's, a helper's), or a mock's assertion API or
+    recorded calls: replacing one would let the code decide what the test checks."""
+    if type(name) is not str:
+        return False
+    if isinstance(target, unittest.mock.NonCallableMock):
+        return name in MOCK_API
+    current = inspect.getattr_static(target, name, None)
+    return isinstance(current, (types.FunctionType, types.MethodType, staticmethod,
+                                classmethod, types.BuiltinFunctionType))
 
 
 class _Finder:
