@@ -69,10 +69,11 @@ class Language(ABC):
     def parse(self, report: dict[str, Any]) -> list[TestResult]:
         """Per-test results from the tools' machine-readable output."""
 
-    def forged(self, report: dict[str, Any]) -> list[str]:
-        """What in the tools' output no honest run prints (a test that reports twice, a result
-        after the runner's last line): evidence that the code wrote its own results."""
-        return []
+    def read(self, report: dict[str, Any]) -> tuple[list[TestResult], list[str]]:
+        """The per-test results, and what in the tools' output no honest run prints (a test
+        that reports twice, a result after the runner's last line): evidence that the code
+        wrote its own results. One reading of the report gives both."""
+        return self.parse(report), []
 
     @abstractmethod
     def expected(self, sources: dict[str, str]) -> list[str]:
@@ -91,7 +92,7 @@ class Language(ABC):
         """A file the model created that the build takes too: a helper class, a header, a
         module. Never a test, a build file, a file the exercise ships, or one outside
         `source_dirs`."""
-        from codetrial.editformats.text import new_path_problem
+        from codetrial.editformats.text import new_path_problem  # only once something is graded
 
         return (path not in pristine and path.endswith(self.extensions)
                 and new_path_problem(path) is None and not self.is_test_file(path)

@@ -58,10 +58,9 @@ class Cpp(Language):
         return Plan(steps, files=masked.files, names=masked.names, decoys=masked.decoys)
 
     def parse(self, report: dict[str, Any]) -> list[TestResult]:
-        document, _ = report_in_output(_test_step(report).get("output", ""))
-        return parse_junit(document)
+        return self.read(report)[0]
 
-    def forged(self, report: dict[str, Any]) -> list[str]:
+    def read(self, report: dict[str, Any]) -> tuple[list[TestResult], list[str]]:
         """Catch2 exits with its count of failed assertions (at most 255): a report that says
         otherwise was not the one Catch2 ended with."""
         step = _test_step(report)
@@ -70,7 +69,7 @@ class Cpp(Language):
         if failures is not None and step.get("exit") != min(failures, 255):
             forged.append(f"the report counts {failures} failures but the tests exited with "
                           f"status {step.get('exit')}")
-        return forged
+        return parse_junit(document), forged
 
     def expected(self, sources: dict[str, str]) -> list[str]:
         return [m for path, text in sources.items() if not path.startswith("test/")

@@ -69,16 +69,11 @@ class Go(Language):
         return Plan(steps, files=masked.files, names=masked.names, decoys=masked.decoys)
 
     def parse(self, report: dict[str, Any]) -> list[TestResult]:
-        step = _test_step(report)
-        return read_go_run(step.get("output", "")).tests(step.get("exit")) if step else []
+        return self.read(report)[0]
 
-    def forged(self, report: dict[str, Any]) -> list[str]:
+    def read(self, report: dict[str, Any]) -> tuple[list[TestResult], list[str]]:
         step = _test_step(report)
-        if not step:
-            return []
-        run = read_go_run(step.get("output", ""))
-        run.tests(step.get("exit"))
-        return run.forged
+        return read_go_run(step.get("output", ""), step.get("exit")) if step else ([], [])
 
     def expected(self, sources: dict[str, str]) -> list[str]:
         return [m for text in sources.values() for m in _TEST_FUNC.findall(text)]

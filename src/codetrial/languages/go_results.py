@@ -57,7 +57,13 @@ def _unclean(final: str | None, exit_code: int | None) -> str:
     return f"the binary's final line says {final} but it exited with status {exit_code}"
 
 
-def read_go_run(text: str) -> GoRun:
+def read_go_run(text: str, exit_code: int | None) -> tuple[list[TestResult], list[str]]:
+    """Per-test results of the binary's output and exit status, and the evidence of forgery."""
+    run = _lines(text)
+    return run.tests(exit_code), run.forged
+
+
+def _lines(text: str) -> GoRun:
     run = GoRun()
     current = ""
     for raw in text.splitlines():

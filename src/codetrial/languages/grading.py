@@ -69,11 +69,14 @@ async def grade(lang: Language, ws: Workspace, sandbox: Sandbox, limits: Limits)
         _BUILDS.release()
     report = _report(outcome)
     expected = lang.expected({p: ws.files[p] for p in ws.tests})
-    reported, forged = unmask(lang.parse(report) if report else [], plan)
+    parsed, misfits = lang.read(report) if report else ([], [])
+    reported, forged = unmask(parsed, plan)
+    forged += [_own_names(f, plan) for f in misfits]
     tests = reconcile(expected, reported)
-    # with decoys the test binary always exits as failed: its tests' results decide
-    verdict = _verdict(outcome, _without_test_output(report, plan), tests)
-    forged += [_own_names(f, plan) for f in (lang.forged(report) if report else [])]
+    # with decoys the test binary always exits as failed: its tests' results decide, and the
+    # model reads their messages, not the raw output
+    shown = _without_test_output(report, plan)
+    verdict = _verdict(outcome, shown, tests)
     details = {"language": lang.name, **_integrity(lang, ws, forged)}
     if forged:  # failed whatever the tests said, and shown apart from ordinary failures
         verdict = Verdict.FAILED
@@ -82,8 +85,7 @@ async def grade(lang: Language, ws: Workspace, sandbox: Sandbox, limits: Limits)
     if not expected and not tests and report is not None and outcome.status == "ok":
         verdict = Verdict.PASSED if _steps_ok(report) else Verdict.FAILED
         details["no_tests"] = NO_TESTS
-    output = _output(outcome, _without_test_output(report, plan), tests)
-    return Grade(verdict, tests, output, outcome.wall_seconds, details)
+    return Grade(verdict, tests, _output(outcome, shown, tests), outcome.wall_seconds, details)
 
 
 def _report(outcome: Outcome) -> dict[str, Any] | None:

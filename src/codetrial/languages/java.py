@@ -79,27 +79,26 @@ class Java(Language):
                     decoys=masked.decoys)
 
     def parse(self, report: dict[str, Any]) -> list[TestResult]:
-        """The XML report's results, which count only when the launcher lived to print its
-        summary (a halt from the code, after writing a report, ends it before)."""
-        found = [t for text in (report.get("files") or {}).values()
-                 for t in parse_junit(text or "", strip_parens=True)]
-        if _summaries(_test_output(report)):
-            return found
-        return [TestResult(t.name, Verdict.FAILED, t.message or ENDED_EARLY) for t in found]
+        return self.read(report)[0]
 
-    def forged(self, report: dict[str, Any]) -> list[str]:
-        """The console summary is printed after the XML report is written: the two must agree
-        (a shutdown hook that rewrites the report cannot change what the console said)."""
-        summaries = _summaries(_test_output(report))
-        if len(summaries) > 1:
-            return [f"{len(summaries)} test summaries in the launcher's output"]
+    def read(self, report: dict[str, Any]) -> tuple[list[TestResult], list[str]]:
+        """The XML report's results, which count only when the launcher lived to print its
+        summary (a halt from the code, after writing a report, ends it before). The summary
+        is printed after the report is written: the two must agree (a shutdown hook that
+        rewrites the report cannot change what the console said)."""
         found = [t for text in (report.get("files") or {}).values()
                  for t in parse_junit(text or "", strip_parens=True)]
-        said, wrote = (summaries or [(0, 0)])[0], _counts(found)
-        if summaries and (said[0] != wrote[0] or said[1] > wrote[1]):  # aborted: not "failed"
-            return [f"the console counted {said[0]} successful and {said[1]} failed tests, the "
-                    f"XML report {wrote[0]} and {wrote[1]}"]
-        return []
+        summaries = _summaries(_test_output(report))
+        if not summaries:
+            return [TestResult(t.name, Verdict.FAILED, t.message or ENDED_EARLY)
+                    for t in found], []
+        if len(summaries) > 1:
+            return found, [f"{len(summaries)} test summaries in the launcher's output"]
+        said, wrote = summaries[0], _counts(found)
+        if said[0] != wrote[0] or said[1] > wrote[1]:  # aborted tests are not "failed"
+            return found, [f"the console counted {said[0]} successful and {said[1]} failed "
+                           f"tests, the XML report {wrote[0]} and {wrote[1]}"]
+        return found, []
 
     def expected(self, sources: dict[str, str]) -> list[str]:
         return [m for text in sources.values() for m in _TEST.findall(text)]

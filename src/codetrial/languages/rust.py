@@ -81,21 +81,16 @@ class Rust(Language):
                     names=masked.names, decoys=masked.decoys)
 
     def parse(self, report: dict[str, Any]) -> list[TestResult]:
-        results: dict[str, TestResult] = {}
-        for step in _test_steps(report):
-            text = step.get("output", "")
-            for test in read_libtest(text).tests(text, step.get("exit")):
-                results[test.name] = test  # names are per binary; a later binary's wins
-        return list(results.values())
+        return self.read(report)[0]
 
-    def forged(self, report: dict[str, Any]) -> list[str]:
-        found = []
+    def read(self, report: dict[str, Any]) -> tuple[list[TestResult], list[str]]:
+        results: dict[str, TestResult] = {}
+        forged: list[str] = []
         for step in _test_steps(report):
-            text = step.get("output", "")
-            run = read_libtest(text)
-            run.tests(text, step.get("exit"))
-            found += run.forged
-        return found
+            tests, misfits = read_libtest(step.get("output", ""), step.get("exit"))
+            results.update((t.name, t) for t in tests)  # per binary; a later binary's wins
+            forged += misfits
+        return list(results.values()), forged
 
     def expected(self, sources: dict[str, str]) -> list[str]:
         return [m for text in sources.values() for m in _TEST_FN.findall(text)]

@@ -58,7 +58,13 @@ class LibtestRun:
         return None
 
 
-def read_libtest(text: str) -> LibtestRun:
+def read_libtest(text: str, exit_code: int | None) -> tuple[list[TestResult], list[str]]:
+    """Per-test results of one binary's output and exit status, and the evidence of forgery."""
+    run = _lines(text)
+    return run.tests(text, exit_code), run.forged
+
+
+def _lines(text: str) -> LibtestRun:
     run = LibtestRun()
     in_failures = False  # captured output of failed tests follows: any text, no results
     for line in text.splitlines():

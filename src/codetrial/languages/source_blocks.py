@@ -5,6 +5,7 @@ it, past comments, strings, raw strings and character literals. Used to copy tes
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 _CHAR = re.compile(r"'(?:\\.[^']*|[^\\'\n])'")  # 'a', '\n', '\u{1F600}'; else a lifetime
 _RUST_RAW = re.compile(r'r(#*)"')
@@ -12,40 +13,40 @@ _RUST_RAW = re.compile(r'r(#*)"')
 
 def body_end(text: str, start: int, backticks: bool = False) -> int | None:
     """The index of the `}` closing the `{` at `start`; `backticks`: Go's raw strings."""
-    depth, i = 0, start
-    while i < len(text):
-        skip = _skip(text, i, backticks)
-        if skip is None:
+    for index, depth in _braces(text, start, len(text), backticks):
+        if depth == 0:
+            return index
+        if depth < 0:
             return None
-        if skip > i:
-            i = skip
-            continue
-        if text[i] == "{":
-            depth += 1
-        elif text[i] == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
     return None
 
 
 def same_scope(text: str, start: int, stop: int, backticks: bool = False) -> bool:
     """Whether text[start:stop] closes no brace it did not open and leaves none open: a test
     after `start` and one after `stop` are then in the same block (module, class, describe)."""
+    depth = 0
+    for _, depth in _braces(text, start, stop, backticks):
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _braces(text: str, start: int, stop: int, backticks: bool) -> Iterator[tuple[int, int]]:
+    """(index, depth after it) for each brace of code in text[start:stop]; a comment or string
+    that never ends yields (its start, -1): the text is not what it looks like."""
     depth, i = 0, start
     while i < stop:
         skip = _skip(text, i, backticks)
         if skip is None:
-            return False
+            yield i, -1
+            return
         if skip > i:
             i = skip
             continue
-        depth += {"{": 1, "}": -1}.get(text[i], 0)
-        if depth < 0:
-            return False
+        if text[i] in "{}":
+            depth += 1 if text[i] == "{" else -1
+            yield i, depth
         i += 1
-    return depth == 0
 
 
 def _skip(text: str, i: int, backticks: bool) -> int | None:
