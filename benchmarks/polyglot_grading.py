@@ -7,7 +7,7 @@ directory that already holds those files: no sandbox, no limits, no file transfe
 (Catch2's main, Go's std) are made before timing and used by both. One exercise after another,
 interleaved round by round so load changes hit both alike. Prints the median time per language,
 the ratio (target: <= 1.2x) and the total for all exercises.
-Usage: python benchmarks/polyglot_grading.py [--rounds 3] [--path POLYGLOT_DIR]
+Usage: python benchmarks/polyglot_grading.py [--rounds 3] [--path POLYGLOT_DIR] [--peer plain]
   (default: the fixture exercises of tests/polyglot, two per language)
 """
 
@@ -43,12 +43,14 @@ def _workspace(suite, task: Task):
                            list(data["test_files"]), suite.reference_files(task))
 
 
-def direct(suite, task: Task, scratch: Path) -> float:
-    """The plan's commands run with subprocess in a directory holding the same files."""
+def direct(suite, task: Task, scratch: Path, plain: bool) -> float:
+    """The plan's commands run with subprocess in a directory holding the same files; `plain`:
+    the test files as shipped, without the per-run names and decoys (what decoys cost)."""
     lang, ws = _workspace(suite, task)
     built = program(lang, ws)  # also makes sure the warm builds exist
+    files = {**built.files, **({p: ws.files[p] for p in ws.tests} if plain else {})}
     folder = Path(tempfile.mkdtemp(dir=scratch))
-    for rel, text in built.files.items():
+    for rel, text in files.items():
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         (folder / rel).write_text(text)
     here, path = os.getcwd(), os.environ["PATH"]
@@ -78,6 +80,9 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--path", type=Path)
+    parser.add_argument("--peer", choices=("same", "plain"), default="same",
+                        help="same: the peer runs the very files codetrial runs (sandbox "
+                             "overhead); plain: the tests as shipped, no decoys (their cost too)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = args.path or write_all(Path(tmp) / "exercises")
@@ -91,13 +96,14 @@ async def main() -> None:
             for _ in range(args.rounds):
                 for task in tasks:
                     ours[task.id].append(await sandboxed(suite, task, box))
-                    peer[task.id].append(direct(suite, task, Path(tmp)))
-    report(tasks, ours, peer, args.rounds)
+                    peer[task.id].append(direct(suite, task, Path(tmp), args.peer == "plain"))
+    report(tasks, ours, peer, args.rounds, args.peer)
 
 
 def report(tasks: list[Task], ours: dict[str, list[float]], peer: dict[str, list[float]],
-           rounds: int) -> None:
-    print(f"{len(tasks)} exercises, {rounds} rounds, medians per exercise summed by language")
+           rounds: int, kind: str) -> None:
+    print(f"{len(tasks)} exercises, {rounds} rounds, medians per exercise summed by language; "
+          f"peer: {kind}")
     print(f"{'language':<12}{'codetrial s':>12}{'direct s':>10}{'ratio':>8}")
     totals = [0.0, 0.0]
     for language in sorted({t.data["language"] for t in tasks}):
