@@ -98,6 +98,12 @@ for lang in "${languages[@]}"; do
         mkdir -p "$node_dir"
         [ -f "$node_dir/package.json" ] || echo '{"private": true}' > "$node_dir/package.json"
         (npm install --no-audit --no-fund --loglevel=error --prefix "$node_dir" "${npm_packages[@]}")
+      fi
+      # jest's process is made undumpable from its start (see src/codetrial/languages/node)
+      undumpable_c=src/codetrial/languages/node/undumpable.c
+      if [ ! -f "$node_dir/undumpable.so" ] || [ "$undumpable_c" -nt "$node_dir/undumpable.so" ]; then
+        echo "setup_languages: cc $undumpable_c -> $node_dir/undumpable.so"
+        cc -shared -fPIC -O2 -o "$node_dir/undumpable.so" "$undumpable_c"
       fi ;;
   esac
 done

@@ -41,6 +41,7 @@ class Plan:
     files: dict[str, str] = field(default_factory=dict)  # written next to the exercise
     names: dict[str, str] = field(default_factory=dict)  # a test's run name -> its own name
     decoys: dict[str, str] = field(default_factory=dict)  # run names honest code fails
+    key: str = ""  # the results are the output line after this key (as report["keyed"])
 
 
 class Language(ABC):

@@ -38,7 +38,6 @@ class Style:
     run_name: Callable[[], str]
     backticks: bool = False
     calls_by_name: bool = False  # tests may call each other (Go's TestX(t)): rename the calls
-    trailer: re.Pattern[str] | None = None  # what closes a test after its body (jest's `);`)
     decoy_allowed: Callable[[re.Match[str]], bool] = lambda _: True
 
 
@@ -54,7 +53,7 @@ def disguise(tests: dict[str, str], style: Style) -> Disguise:
         found = list(_tests(text, style))
         slots: list[list[str]] = [[] for _ in found]
         pieces, last = [], 0
-        for index, (match, body, after, stop) in enumerate(found):
+        for index, (match, body, stop) in enumerate(found):
             name = match.group("name")
             real = renames[name] = _fresh(style, taken)
             out.names[real] = name
@@ -62,12 +61,12 @@ def disguise(tests: dict[str, str], style: Style) -> Disguise:
                 decoy = _fresh(style, taken)
                 out.decoys[decoy] = name
                 later = [k for k in range(index, len(found))
-                         if same_scope(text, stop, found[k][3], style.backticks)]
-                slots[_RANDOM.choice(later)].append(style.write(match, decoy, body, True) + after)
-        for index, (match, body, after, stop) in enumerate(found):
+                         if same_scope(text, stop, found[k][2], style.backticks)]
+                slots[_RANDOM.choice(later)].append(style.write(match, decoy, body, True))
+        for index, (match, body, stop) in enumerate(found):
             real = renames[match.group("name")]
             pieces += [text[last:match.start()], "\n\n".join(
-                [style.write(match, real, body, False) + after, *slots[index]])]
+                [style.write(match, real, body, False), *slots[index]])]
             last = stop
         out.files[path] = "".join(pieces) + text[last:]
     for path, text in out.files.items() if style.calls_by_name else ():
@@ -77,18 +76,15 @@ def disguise(tests: dict[str, str], style: Style) -> Disguise:
     return out
 
 
-def _tests(text: str, style: Style) -> Iterator[tuple[re.Match[str], str, str, int]]:
-    """Each test: its header, its body, what closes it after the body, where it stops."""
+def _tests(text: str, style: Style) -> Iterator[tuple[re.Match[str], str, int]]:
+    """Each test: its header, its body, where it stops."""
     last = 0
     for match in style.header.finditer(text):
         end = body_end(text, match.end() - 1, style.backticks)
         if end is None or match.start() < last:
             continue  # not the source it expected: left as it is
-        closing = style.trailer.match(text, end + 1) if style.trailer else None
-        if style.trailer and not closing:
-            continue
-        last = closing.end() if closing else end + 1
-        yield match, text[match.end():end], closing.group() if closing else "", last
+        last = end + 1
+        yield match, text[match.end():end], last
 
 
 def _fresh(style: Style, taken: set[str]) -> str:
@@ -159,18 +155,3 @@ JUNIT = Style(
                       r"(?P<mods>(?:public\s+|protected\s+)?(?:final\s+)?)void\s+(?P<name>\w+)"
                       r"\s*\(\s*\)\s*(?P<throws>throws\s+[\w.,\s]+?)?\{"),
     write=_junit, run_name=lambda: "t" + random_hex())
-
-
-# ---------------------------------------------------------------- JavaScript (jest)
-
-def _jest(match: re.Match[str], name: str, body: str, decoy: bool) -> str:
-    tail = "  throw new Error('');\n" if decoy else ""
-    return (f"{match.group('kind')}('{name}', async () => {{\n"
-            f"  await (async () => {{{body}}})();\n{tail}}}")
-
-
-JEST = Style(
-    header=re.compile(r"\b(?P<kind>test|it)\s*\(\s*(?P<q>['\"`])(?P<name>(?:(?!(?P=q))[^\\\n]|\\.)*)"
-                      r"(?P=q)\s*,\s*(?:async\s+)?\(\s*\)\s*=>\s*\{"),
-    write=_jest, run_name=lambda: "t" + random_hex(), backticks=True,
-    trailer=re.compile(r"\s*(?:,[^(){};]*)?\)\s*;?"))  # `}, 20 * 1000);`: a time limit

@@ -67,7 +67,7 @@ async def grade(lang: Language, ws: Workspace, sandbox: Sandbox, limits: Limits)
         outcome = await sandbox.run(built, lang.limits(limits))
     finally:
         _BUILDS.release()
-    report = _report(outcome)
+    report = _keyed(_report(outcome), plan.key)
     expected = lang.expected({p: ws.files[p] for p in ws.tests})
     parsed, misfits = lang.read(report) if report else ([], [])
     reported, forged = unmask(parsed, plan)
@@ -91,6 +91,21 @@ async def grade(lang: Language, ws: Workspace, sandbox: Sandbox, limits: Limits)
 def _report(outcome: Outcome) -> dict[str, Any] | None:
     reports = outcome.report if isinstance(outcome.report, list) else []
     return reports[-1] if reports and isinstance(reports[-1], dict) else None
+
+
+def _keyed(report: dict[str, Any] | None, key: str) -> dict[str, Any] | None:
+    """The report with the output line that follows `key` moved out of the steps' output into
+    report["keyed"]: only a process that was told the key can have written it."""
+    if report is None or not key:
+        return report
+    keyed, steps = None, []
+    for step in report.get("steps", ()):
+        lines = str(step.get("output", "")).split("\n")
+        mine = [line for line in lines if line.startswith(key + " ")]
+        keyed = mine[-1][len(key) + 1:] if mine else keyed
+        steps.append({**step, "output": "\n".join(line for line in lines
+                                                  if not line.startswith(key + " "))})
+    return {**report, "steps": steps, "keyed": keyed}
 
 
 def _integrity(lang: Language, ws: Workspace, forged: list[str]) -> dict[str, Any]:
