@@ -35,7 +35,8 @@ _SKIPS = [(re.compile(r"\bxtest\s*\("), "test("), (re.compile(r"\bxit\s*\("), "i
           (re.compile(r"\bxdescribe\s*\("), "describe("),
           (re.compile(r"\b(test|it|describe)\.skip\s*\("), r"\1(")]
 _TEST = re.compile(r"\b(?:test|it)\s*\(\s*(['\"`])((?:(?!\1)[^\\]|\\.)*)\1")
-_IMPORT = re.compile(r"""(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)(['"])(\.{1,2}/[^'"]+)\1""")
+_IMPORT = re.compile(r"(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)"
+                     r"""(['"])(\.{1,2}/[^'"]+)\1""")
 
 
 @cache
