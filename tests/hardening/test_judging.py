@@ -398,3 +398,32 @@ def test_the_code_may_not_rewrite_what_a_test_object_checks_with(sandbox, tmp_pa
     verdicts = {t.name.rsplit(".", 1)[-1]: t.verdict for t in result.tests}
     assert verdicts["test_sends_the_greeting"] == Verdict.FAILED, result.output
     assert any(t.startswith("patch:") for t in result.details["tried"]), result.details
+
+
+PYTHON_TRICKS = {  # each with the wrong answer for Eve, and named from the source under tried
+    "raises the tests' control exceptions":
+        "import unittest.case\n    if name == 'Eve':\n        raise unittest.case._ShouldStop()",
+    "signals other processes":
+        "import os, signal\n    if name == 'Eve':\n        for pid in range(1, 400):\n"
+        "            if pid != os.getpid():\n                try:\n"
+        "                    os.kill(pid, signal.SIGKILL)\n                except OSError:\n"
+        "                    pass",
+    "prints test results":
+        "import os, sys\n    if name == 'Eve':\n"
+        "        sys.stderr.write('-' * 70 + '\\nRan 4 tests in 0.001s\\n\\nOK\\n')\n"
+        "        sys.stderr.flush()\n        os._exit(0)",
+    "reads inherited descriptors":
+        "import os\n    for fd in range(3, 10):\n        try:\n"
+        "            os.write(fd, b'{\"tests\": []}')\n        except OSError:\n            pass",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PYTHON_TRICKS))
+def test_python_tricks_fail_and_are_named(sandbox, tmp_path, kind):
+    suite, task = two_module_exercise(tmp_path)
+    trick = PYTHON_TRICKS[kind]
+    code = RIGHT.replace("    return", f"    {trick}\n    if name == 'Eve':\n"
+                                       "        return 'nope'\n    return")
+    result = grade_files(sandbox, suite, task, code)
+    assert result.verdict != Verdict.PASSED, result.output
+    assert any(t.startswith(kind + ": ") for t in result.details.get("tried", [])), result.details

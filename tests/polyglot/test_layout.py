@@ -70,7 +70,7 @@ def test_a_test_that_never_reports_fails():
 
 @pytest.mark.parametrize(("language", "source", "expected"), [
     ("javascript", "xtest('a', () => {});\ntest.skip(\"b\", () => {});\nxit(`c`, f);",
-     "test('a', () => {});\ntest(\"b\", () => {});\nit(`c`, f);"),
+     "test('a', () => {});\ntest.skip(\"b\", () => {});\nit(`c`, f);"),
     ("java", '@Disabled("Remove to run test")\n@Test\n@Disabled\n@Test', "\n@Test\n\n@Test"),
 ])
 def test_unskip(language, source, expected):

@@ -16,6 +16,7 @@ from abc import abstractmethod
 from typing import Any
 
 from codetrial.core import Sample, Task, TestResult, Verdict
+from codetrial.languages import scan
 from codetrial.sandbox import Limits, Program, Sandbox
 from codetrial.sandbox.judged import STDLIB, UNITTEST_MODULE, judged_program
 from codetrial.suites.base import Grade, Suite
@@ -96,6 +97,7 @@ class EditSuite(Suite):
                                                             for t in tests)):
             verdict = Verdict.FAILED
         tried = [str(t) for t in report.get("tried") or []]
+        tried += scan.tried("python", {p: files[p] for p in sorted(stubs) if p in files})
         return Grade(verdict, tests, failure_text(outcome, limit=20_000), outcome.wall_seconds,
                      details={"tried": tried} if tried else {})
 

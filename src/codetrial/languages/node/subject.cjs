@@ -4,10 +4,13 @@
 // but no test. It loads a module when the tests import it and answers requests about the
 // objects it handed out until jest's end closes the channel.
 //
-// node runs with --experimental-require-module and --experimental-detect-module, so `require`
-// loads an ES module as babel's transform would present it to the tests (`__esModule` and its
-// exports) and a CommonJS one as its `module.exports`.
+// The model's files are compiled as jest would compile them: jest's process runs them through
+// babel with the exercise's config (the same babel and config babel-jest uses) and sends the
+// result, so ES modules, extensionless imports and `require` beside `import` behave as in a
+// plain jest run.
 
+const fs = require('fs');
+const Module = require('module');
 const path = require('path');
 const { Connection } = require('./wire.cjs');
 
@@ -17,10 +20,10 @@ class Served extends Connection {
   load(file) {
     const exports = require(path.resolve(config.dir, file));
     if (exports === null || typeof exports !== 'object') return exports;
-    const copy = Object.getPrototypeOf(exports) === null ? {} : exports;
-    if (copy !== exports) {
-      for (const key of Object.keys(exports)) copy[key] = exports[key];
-    }
+    const proto = Object.getPrototypeOf(exports);
+    if (proto !== null && proto !== Object.prototype) return exports;
+    const copy = exports.__esModule ? { __esModule: true } : {};
+    for (const key of Object.keys(exports)) copy[key] = exports[key];
     return copy;
   }
 
@@ -30,9 +33,14 @@ class Served extends Connection {
 }
 
 process.chdir(config.dir);
-// babel's transform lets an ES module use CommonJS's names; node's own ES modules find them here
-const { createRequire } = require('module');
-globalThis.require = createRequire(path.join(config.dir, 'index.js'));
-globalThis.__dirname = config.dir;
-globalThis.__filename = path.join(config.dir, 'index.js');
-new Served(3, 4, { guarded: false, peer: "the tests' process" });
+const served = new Served(3, 4, { guarded: false, peer: "the tests' process" });
+process.once('exit', () => served.wake()); // see wire.cjs's READER
+
+const here = fs.realpathSync(config.dir);
+const compileAsIs = Module._extensions['.js'];
+Module._extensions['.js'] = function compile(module, filename) {
+  const ours = filename.startsWith(here + path.sep)
+    && !filename.split(path.sep).includes('node_modules');
+  if (!ours) return compileAsIs(module, filename);
+  return module._compile(served.request({ op: 'transform', path: filename }), filename);
+};

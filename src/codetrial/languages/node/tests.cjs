@@ -16,8 +16,13 @@ const { Connection } = require('./wire.cjs');
 
 const HERE = __dirname;
 const ROOT = path.dirname(HERE);
-const SUBJECT_FLAGS = ['--experimental-require-module', '--experimental-detect-module',
-  '--no-warnings', '--max-old-space-size=2048', '--stack-size=4000'];
+const SUBJECT = path.join(ROOT, '.subject');
+const SUBJECT_FLAGS = ['--enable-source-maps', '--max-old-space-size=2048'];
+const BABEL_CALLER = { name: 'babel-jest', supportsDynamicImport: false,
+  supportsExportNamespaceFrom: false, supportsStaticESM: false, supportsTopLevelAwait: false };
+// jest's own process (the spec's `process` is a copy), and through it the babel babel-jest uses
+const realProcess = require('vm').runInThisContext('process');
+let babel = null;
 let current = null;
 
 function hide(spec) {
@@ -33,25 +38,39 @@ function fifo(name) {
   return file;
 }
 
+// The model's file compiled as babel-jest compiles a spec's imports; only files of .subject/.
+function transform(file) {
+  const full = fs.realpathSync(String(file));
+  if (!full.startsWith(fs.realpathSync(SUBJECT) + path.sep)) throw new Error(`not a file of the solution: ${file}`);
+  babel = babel || realProcess.mainModule.require('@babel/core');
+  const done = babel.transformSync(fs.readFileSync(full, 'utf8'), { filename: full, cwd: ROOT,
+    root: ROOT, caller: BABEL_CALLER, sourceMaps: 'inline' });
+  return done.code;
+}
+
+class TestsEnd extends Connection {
+  perform(message) {
+    return message.op === 'transform' ? transform(message.path) : super.perform(message);
+  }
+}
+
 function start() {
   // Opened read-write first, so that no open blocks; then each end one way only, so that the
   // subject sees the end of its input when jest's process ends, and we see the end of ours
   // when the subject does.
   const [toSubject, fromSubject] = [fifo('in'), fifo('out')];
   const holds = [fs.openSync(toSubject, 'r+'), fs.openSync(fromSubject, 'r+')];
-  const reading = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK; // see wire.cjs's READER
-  const theirs = [fs.openSync(toSubject, reading), fs.openSync(fromSubject, 'w')];
-  const [writeEnd, readEnd] = [fs.openSync(toSubject, 'w'), fs.openSync(fromSubject, reading)];
-  const env = { PATH: process.env.PATH || '/usr/bin:/bin', HOME: path.join(ROOT, '.subject'),
-    LANG: 'C.UTF-8' };
-  const config = { dir: path.join(ROOT, '.subject') };
+  const theirs = [fs.openSync(toSubject, 'r'), fs.openSync(fromSubject, 'w')];
+  const [writeEnd, readEnd] = [fs.openSync(toSubject, 'w'), fs.openSync(fromSubject, 'r')];
+  const env = { PATH: process.env.PATH || '/usr/bin:/bin', HOME: SUBJECT, LANG: 'C.UTF-8' };
+  const config = { dir: SUBJECT };
   const child = spawn(process.execPath, [...SUBJECT_FLAGS, path.join(HERE, 'subject.cjs'),
     JSON.stringify(config)], { cwd: config.dir, env, stdio: ['ignore', 'inherit', 'inherit',
     ...theirs] });
   for (const fd of [...holds, ...theirs]) fs.closeSync(fd);
   fs.rmSync(toSubject);
   fs.rmSync(fromSubject);
-  const conn = new Connection(readEnd, writeEnd, { guarded: true,
+  const conn = new TestsEnd(readEnd, writeEnd, { guarded: true,
     peer: "the solution's process" });
   conn.port.unref();
   conn.worker.unref();
@@ -62,6 +81,8 @@ function start() {
     try { child.kill('SIGKILL'); } catch (_) { /* ended already */ }
   };
   conn.stop = stop;
+  // jest ends with process.exit(), on its real process object (the spec's is a copy)
+  realProcess.once('exit', () => conn.wake());
   try {
     globalThis.afterAll(stop);
   } catch (_) {
