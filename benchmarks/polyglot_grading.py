@@ -6,7 +6,7 @@ the peer runs the very same commands (the language module's plan) with subproces
 directory that already holds those files: no sandbox, no limits, no file transfer. Warm builds
 (Catch2's main, Go's std) are made before timing and used by both. One exercise after another,
 interleaved round by round so load changes hit both alike. Prints the median time per language,
-the ratio (target: <= 1.2x) and the total for all exercises.
+the ratio (target: <= 1.3x against --peer plain) and the total for all exercises.
 Usage: python benchmarks/polyglot_grading.py [--rounds 3] [--path POLYGLOT_DIR] [--peer plain]
   (default: the fixture exercises of tests/polyglot, two per language)
 """
@@ -33,6 +33,7 @@ from codetrial.sandbox import Sandbox
 from codetrial.suites import create_suite
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.polyglot.direct import run as direct_run  # noqa: E402
 from tests.polyglot.exercises import write_all  # noqa: E402
 
 
@@ -45,10 +46,13 @@ def _workspace(suite, task: Task):
 
 def direct(suite, task: Task, scratch: Path, plain: bool) -> float:
     """The plan's commands run with subprocess in a directory holding the same files; `plain`:
-    the test files as shipped, without the per-run names and decoys (what decoys cost)."""
+    the tool run as a developer runs it (tests/polyglot/direct.py: the test files as shipped,
+    no per-run names, no decoys, plain jest), so the ratio includes what those cost."""
     lang, ws = _workspace(suite, task)
+    if plain:
+        return direct_run(lang, ws, scratch)[1]
     built = program(lang, ws)  # also makes sure the warm builds exist
-    files = {**built.files, **({p: ws.files[p] for p in ws.tests} if plain else {})}
+    files = dict(built.files)
     folder = Path(tempfile.mkdtemp(dir=scratch))
     for rel, text in files.items():
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -82,7 +86,8 @@ async def main() -> None:
     parser.add_argument("--path", type=Path)
     parser.add_argument("--peer", choices=("same", "plain"), default="same",
                         help="same: the peer runs the very files codetrial runs (sandbox "
-                             "overhead); plain: the tests as shipped, no decoys (their cost too)")
+                             "overhead); plain: the tool as a developer runs it (decoys and "
+                             "JavaScript's separate process included in the ratio)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = args.path or write_all(Path(tmp) / "exercises")
@@ -113,7 +118,7 @@ def report(tasks: list[Task], ours: dict[str, list[float]], peer: dict[str, list
         totals = [totals[0] + a, totals[1] + b]
         print(f"{language:<12}{a:>12.2f}{b:>10.2f}{a / b:>7.2f}x")
     print(f"{'all':<12}{totals[0]:>12.2f}{totals[1]:>10.2f}{totals[0] / totals[1]:>7.2f}x"
-          "  (target <= 1.2x)")
+          "  (target <= 1.3x)")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ JEST = "node_modules/jest/bin/jest.js"
 OURS = ".codetrial"  # our node modules, next to the exercise
 SUBJECT = ".subject"  # the exercise less its tests: where the model's code runs
 KEY_ENV = "CODETRIAL_JEST_KEY"
-_NODE_FILES = ("wire.cjs", "tests.cjs", "subject.cjs", "reporter.cjs")
+_NODE_FILES = ("channel.cjs", "wire.cjs", "tests.cjs", "subject.cjs", "reporter.cjs", "confine.py")
 # `test.skip` marks Exercism's optional tests, too slow for its own runner (robot-name makes all
 # 676,000 names): they stay skipped, as in Exercism's runner and aider's benchmark
 _SKIPS = [(re.compile(r"\bxtest\s*\("), "test("), (re.compile(r"\bxit\s*\("), "it("),

@@ -56,6 +56,8 @@ PATTERNS: dict[str, list[tuple[str, str]]] = {
         ("reads another process", r"/proc/(?!self)|\bprocess\.ppid\b"),
         ("looks for the tests", r"\.(?:spec|test)\.js\b"),
         ("claims equality with anything", r"\basymmetricMatch\b|\$\$typeof"),
+        ("changes the exercise's files", r"(?:write|append|unlink|rename|symlink|rm|copyFile)"
+                                         r"(?:File)?(?:Sync)?\s*\(\s*['\"`]\.\./|babel\.config"),
     ],
     "python": [  # the code runs in a process of its own (sandbox/_unittest.py): its attempts
         ("raises the tests' control exceptions", r"\b_ShouldStop\b|\bSkipTest\b|"

@@ -32,29 +32,40 @@ function hide(spec) {
   fs.mkdirSync(cache, { recursive: true }); // jest writes its timings there at the end
 }
 
-function fifo(name) {
-  const file = path.join(HERE, `${name}-${process.pid}-${Date.now()}`);
+function fifo(name) { // in .subject/, the one directory the subject may write (confine.py)
+  const file = path.join(SUBJECT, `.${name}-${process.pid}-${Date.now()}`);
   execFileSync('mkfifo', ['-m', '600', file]);
   return file;
 }
 
+// The exercise's babel config, read before the subject starts: babel would read a config file
+// again when it changes, and run it.
+function babelOptions() {
+  babel = realProcess.mainModule.require('@babel/core'); // babel-jest's own, loaded already
+  const partial = babel.loadPartialConfig({ filename: path.join(SUBJECT, 'index.js'), cwd: ROOT,
+    root: ROOT, caller: BABEL_CALLER });
+  return { ...partial.options, babelrc: false, configFile: false, sourceMaps: 'inline' };
+}
+
 // The model's file compiled as babel-jest compiles a spec's imports; only files of .subject/.
-function transform(file) {
+function transform(file, options) {
   const full = fs.realpathSync(String(file));
-  if (!full.startsWith(fs.realpathSync(SUBJECT) + path.sep)) throw new Error(`not a file of the solution: ${file}`);
-  babel = babel || realProcess.mainModule.require('@babel/core');
-  const done = babel.transformSync(fs.readFileSync(full, 'utf8'), { filename: full, cwd: ROOT,
-    root: ROOT, caller: BABEL_CALLER, sourceMaps: 'inline' });
-  return done.code;
+  if (!full.startsWith(fs.realpathSync(SUBJECT) + path.sep)) {
+    throw new Error(`not a file of the solution: ${file}`);
+  }
+  return babel.transformSync(fs.readFileSync(full, 'utf8'), { ...options, filename: full })
+    .code;
 }
 
 class TestsEnd extends Connection {
   perform(message) {
-    return message.op === 'transform' ? transform(message.path) : super.perform(message);
+    if (message.op !== 'transform') return super.perform(message);
+    return transform(message.path, this.babel);
   }
 }
 
 function start() {
+  const options = babelOptions();
   // Opened read-write first, so that no open blocks; then each end one way only, so that the
   // subject sees the end of its input when jest's process ends, and we see the end of ours
   // when the subject does.
@@ -62,16 +73,20 @@ function start() {
   const holds = [fs.openSync(toSubject, 'r+'), fs.openSync(fromSubject, 'r+')];
   const theirs = [fs.openSync(toSubject, 'r'), fs.openSync(fromSubject, 'w')];
   const [writeEnd, readEnd] = [fs.openSync(toSubject, 'w'), fs.openSync(fromSubject, 'r')];
-  const env = { PATH: process.env.PATH || '/usr/bin:/bin', HOME: SUBJECT, LANG: 'C.UTF-8' };
+  const env = { PATH: process.env.PATH || '/usr/bin:/bin', HOME: SUBJECT, TMPDIR: SUBJECT,
+    LANG: 'C.UTF-8' };
   const config = { dir: SUBJECT };
-  const child = spawn(process.execPath, [...SUBJECT_FLAGS, path.join(HERE, 'subject.cjs'),
-    JSON.stringify(config)], { cwd: config.dir, env, stdio: ['ignore', 'inherit', 'inherit',
-    ...theirs] });
+  // not /tmp, where the exercise itself may lie; TMPDIR points into .subject/ instead
+  const argv = [path.join(HERE, 'confine.py'), [SUBJECT, '/dev'].join(':'),
+    process.execPath, ...SUBJECT_FLAGS, path.join(HERE, 'subject.cjs'), JSON.stringify(config)];
+  const child = spawn('python3', ['-I', '-S', ...argv], { cwd: config.dir, env,
+    stdio: ['ignore', 'inherit', 'inherit', ...theirs] });
   for (const fd of [...holds, ...theirs]) fs.closeSync(fd);
   fs.rmSync(toSubject);
   fs.rmSync(fromSubject);
   const conn = new TestsEnd(readEnd, writeEnd, { guarded: true,
     peer: "the solution's process" });
+  conn.babel = options;
   conn.port.unref();
   conn.worker.unref();
   child.unref();

@@ -2,10 +2,7 @@
 // Objects of one node process used from another: jest's process (the tests) and the subject
 // (the model's code). Both ends load this file; jest's end is `guarded`.
 //
-// Frames are 4-byte lengths and JSON, over two FIFOs. A worker thread reads the incoming FIFO
-// and queues each frame, so this thread can take the next one either blocking (a call waits
-// for its reply, and serves calls from the other side meanwhile: callbacks nest) or from the
-// event loop (a callback fired by a timer, a promise that settles later).
+// The frames travel on a Channel (channel.cjs).
 //
 // Plain values cross as copies: primitives (undefined, NaN, -0, BigInt included), arrays,
 // plain objects, Map, Set, Date, RegExp, typed arrays. Errors cross as errors of the same
@@ -20,11 +17,9 @@
 // hooks that jest's matchers consult (asymmetricMatch, $$typeof, ...) are withheld, so no
 // object of the model's can declare itself equal to an expected value.
 
-const fs = require('fs');
-const { Worker, MessageChannel, receiveMessageOnPort } = require('worker_threads');
+const { Channel, Gone } = require('./channel.cjs');
 
 const MAX_DEPTH = 200;
-const SPINS = 2000; // polls of the queue before a waiting thread sleeps: a reply often comes sooner
 const WITHHELD = new Set(['asymmetricMatch', '$$typeof', 'nodeType', 'nodeName', 'isEqualNode',
   'toAsymmetricMatcher', '_isMockFunction', 'getMockName', 'mock', 'then']);
 const UNREACHABLE = new Set(['constructor', 'prototype', 'caller', 'callee', 'arguments']);
@@ -36,37 +31,6 @@ const CONSTRUCTORS = [...ERRORS, 'Object', 'Function', 'Array', 'Promise', 'Map'
 const TYPED = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array',
   'Int32Array', 'Uint32Array', 'Float32Array', 'Float64Array', 'BigInt64Array',
   'BigUint64Array'];
-
-// A thread blocked in read() keeps process.exit() from returning, so each end wakes its reader
-// at exit with an empty frame (`wake`), its signal to stop.
-const READER = `
-const { workerData } = require('worker_threads');
-const fs = require('fs');
-const { fd, flag, port } = workerData;
-function fill(buf) {
-  for (let at = 0; at < buf.length;) {
-    let n;
-    try { n = fs.readSync(fd, buf, at, buf.length - at, null); } catch (e) {
-      if (e.code === 'EAGAIN' || e.code === 'EINTR') continue;
-      return false;
-    }
-    if (n === 0) return false;
-    at += n;
-  }
-  return true;
-}
-const head = Buffer.alloc(4);
-while (fill(head) && head.readUInt32BE(0) > 0) {
-  const body = Buffer.alloc(head.readUInt32BE(0));
-  if (!fill(body)) break;
-  port.postMessage(body.toString('utf8'));
-  Atomics.add(flag, 0, 1);
-  Atomics.notify(flag, 0);
-}
-port.postMessage(null);
-Atomics.add(flag, 0, 1);
-Atomics.notify(flag, 0);
-`;
 
 function intrinsics() {
   const byName = new Map();
@@ -81,100 +45,17 @@ function intrinsics() {
   return { byName, byValue };
 }
 
-class Gone extends Error {}
-
-class Connection {
+class Connection extends Channel {
   constructor(inFd, outFd, { guarded, peer }) {
-    this.inFd = inFd;
-    this.outFd = outFd;
+    super(inFd, outFd, { peer, linger: guarded ? 0 : 1 });
     this.guarded = guarded;
-    this.linger = guarded ? 0 : 1;
-    this.peer = peer; // how messages name the other side
     this.own = new Map(); // id -> our object the other side holds a handle of
     this.ids = new Map(); // our object -> id
     this.handles = new Map(); // their id -> our proxy of it
     this.remote = new WeakMap(); // our proxy -> their id
     this.pending = new Map(); // their promise id -> {resolve, reject}
     this.next = 1;
-    this.calls = 1;
     this.intrinsic = intrinsics();
-    this.closed = false;
-    this.flag = new Int32Array(new SharedArrayBuffer(4));
-    this.taken = 0;
-    const { port1, port2 } = new MessageChannel();
-    this.port = port1;
-    this.worker = new Worker(READER, { eval: true, workerData: { fd: inFd, flag: this.flag,
-      port: port2 }, transferList: [port2] });
-    this.port.on('message', (text) => { this.taken++; this.dispatch(text); });
-  }
-
-  // -------------------------------------------------------------- the channel
-  send(message) {
-    const body = Buffer.from(JSON.stringify(message), 'utf8');
-    const head = Buffer.alloc(4);
-    head.writeUInt32BE(body.length, 0);
-    const frame = Buffer.concat([head, body]);
-    for (let at = 0; at < frame.length;) at += fs.writeSync(this.outFd, frame, at);
-  }
-
-  receive(ms = Infinity) {
-    const until = Date.now() + ms;
-    for (let spin = 0; ; spin++) {
-      const got = receiveMessageOnPort(this.port);
-      if (got) { this.taken++; return got.message; }
-      if (spin < SPINS && Atomics.load(this.flag, 0) === this.taken) continue;
-      const left = Math.min(until - Date.now(), 1000);
-      if (left <= 0) return undefined;
-      Atomics.wait(this.flag, 0, this.taken, left);
-    }
-  }
-
-  request(message) {
-    if (this.closed) throw new Gone(`${this.peer} has ended`);
-    const id = this.calls++;
-    try {
-      this.send({ ...message, id });
-    } catch (e) {
-      this.closed = true;
-      throw new Gone(`${this.peer} has ended`);
-    }
-    for (;;) {
-      const text = this.receive();
-      if (text === null) {
-        this.closed = true;
-        throw new Gone(`${this.peer} ended before it answered`);
-      }
-      const reply = JSON.parse(text);
-      if (reply.re === id) {
-        if (reply.ok) return this.decode(reply.value);
-        throw this.decode(reply.value);
-      }
-      this.answer(reply);
-    }
-  }
-
-  // From the event loop. Calls come in bursts (a test calling the model's code in a loop):
-  // the next one is taken here if it comes within `linger` ms, not through the event loop.
-  dispatch(text) {
-    for (let next = text; next !== undefined; next = this.receive(this.linger)) {
-      if (next === null) { this.closed = true; this.onEnd(); return; }
-      this.answer(JSON.parse(next));
-    }
-  }
-
-  onEnd() {}
-
-  answer(message) {
-    if (message.settle !== undefined) return this.settle(message);
-    if (message.id === undefined) return undefined;
-    let reply;
-    try {
-      reply = { re: message.id, ok: true, value: this.encode(this.perform(message)) };
-    } catch (e) {
-      reply = { re: message.id, ok: false, value: this.encode(e) };
-    }
-    try { this.send(reply); } catch (e) { this.closed = true; }
-    return undefined;
   }
 
   settle({ settle, ok, value }) {
@@ -182,21 +63,6 @@ class Connection {
     if (!waiting) return;
     this.pending.delete(settle);
     (ok ? waiting.resolve : waiting.reject)(this.decode(value));
-  }
-
-  close() {
-    this.closed = true;
-    this.port.close();
-    this.worker.unref();
-  }
-
-  wake() {
-    try {
-      const fd = fs.openSync(`/proc/self/fd/${this.inFd}`, fs.constants.O_WRONLY
-        | fs.constants.O_NONBLOCK);
-      fs.writeSync(fd, Buffer.alloc(4));
-      fs.closeSync(fd);
-    } catch (_) { /* the reader has stopped already */ }
   }
 
   // -------------------------------------------------------------- serving the other side
