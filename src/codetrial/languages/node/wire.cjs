@@ -45,6 +45,12 @@ function intrinsics() {
   return { byName, byValue };
 }
 
+// An own data property, whatever its name: a copy's "__proto__" key never sets its prototype.
+function own(object, key, value) {
+  Object.defineProperty(object, key, { value, writable: true, enumerable: true,
+    configurable: true });
+}
+
 class Connection extends Channel {
   constructor(inFd, outFd, { guarded, peer }) {
     super(inFd, outFd, { peer, linger: guarded ? 0 : 1 });
@@ -193,8 +199,8 @@ class Connection extends Channel {
       const out = v.n ? Object.create(null) : {};
       for (const [k, x] of v.o) {
         const value = this.decode(x);
-        out[k] = this.guarded && WITHHELD.has(k) && typeof value === 'function'
-          ? `[${k}: withheld by codetrial]` : value;
+        own(out, k, this.guarded && WITHHELD.has(k) && typeof value === 'function'
+          ? `[${k}: withheld by codetrial]` : value);
       }
       return out;
     }
@@ -207,7 +213,7 @@ class Connection extends Channel {
     if ('x' in v) return new RegExp(v.x[0], v.x[1]);
     if ('m' in v) return new Map(v.m.map(([k, x]) => [this.decode(k), this.decode(x)]));
     if ('s' in v) return new Set(v.s.map((x) => this.decode(x)));
-    if ('t' in v) return globalThis[v.t].from(v.v.map((x) => this.decode(x)));
+    if ('t' in v && TYPED.includes(v.t)) return globalThis[v.t].from(v.v.map((x) => this.decode(x)));
     throw new Error('unreadable value');
   }
 
@@ -225,7 +231,7 @@ class Connection extends Channel {
       Object.defineProperty(error, 'name', { value: e.name, writable: true, configurable: true });
     }
     error.stack = e.stack;
-    for (const [k, x] of e.props) error[k] = this.decode(x);
+    for (const [k, x] of e.props) own(error, k, this.decode(x));
     return error;
   }
 
