@@ -460,3 +460,23 @@ def test_every_forgery_of_the_corpus_is_named_from_its_source_and_no_reference_i
 
     for exercise in ALL:
         assert tried(exercise.language, exercise.reference()) == [], exercise.task_id
+
+
+def test_js_subject_writes_only_its_own_directory_and_cannot_read_jest(grade):
+    """Landlock keeps the subject from changing what jest's process reads later; jest's process
+    is undumpable, so its environment (and the report's key) is out of reach too."""
+    leap, _ = by_language("javascript")
+    probe = """import fs from 'fs';
+const seen = [];
+for (const f of ['../babel.config.js', '../late.js', 'mine.txt']) {
+  try { fs.writeFileSync(f, 'x'); seen.push(`${f}: written`); } catch (e) { seen.push(`${f}: ${e.code}`); }
+}
+try { fs.readFileSync(`/proc/${process.ppid}/environ`); seen.push('environ: read'); } catch (e) { seen.push(`environ: ${e.code}`); }
+console.log(`PROBE ${seen.join(', ')}`);
+export const isLeap = (y) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+"""
+    [result] = grade([(leap, {"leap.js": probe})], timeout=60)
+    assert result.verdict == Verdict.PASSED, result.output
+    line = next(x for x in result.output.splitlines() if "PROBE " in x)
+    assert "../babel.config.js: EACCES" in line and "../late.js: EACCES" in line, line
+    assert "mine.txt: written" in line and "environ: EACCES" in line, line
