@@ -31,19 +31,21 @@ class ScriptedModel(Model):
 
     name = "scripted"
 
-    def __init__(self, replies: list[str]):
+    def __init__(self, replies: list[str], finish: list[str] | None = None):
         self.replies = list(replies)
+        self.finish = list(finish or [])
         self.requests: list[Request] = []
 
     async def generate(self, request: Request) -> Reply:
         self.requests.append(request)
-        return Reply(text=self.replies.pop(0))
+        return Reply(text=self.replies.pop(0),
+                     finish_reason=self.finish.pop(0) if self.finish else "stop")
 
 
-def run_sample(tmp_path, replies, **options):
+def run_sample(tmp_path, replies, finish=None, **options):
     suite = create_suite("exercism", {"path": str(make_exercises(tmp_path, names=["two-fer"]))})
     [task] = suite.load_tasks()
-    model = ScriptedModel(replies)
+    model = ScriptedModel(replies, finish)
 
     async def go():
         async with Sandbox(workers=1) as sandbox:
@@ -81,3 +83,16 @@ def test_unappliable_edit_is_reflected_then_counted_malformed(tmp_path):
     assert attempt.verdict == Verdict.MALFORMED
     assert attempt.details["malformed_replies"] == 4 and len(model.requests) == 4
     assert "two_fer.py" in model.requests[1].messages[-1]["content"]
+
+
+def test_a_reply_the_output_budget_cut_short_is_counted_as_truncated(tmp_path):
+    from codetrial.metrics.editing import edit_figures
+
+    cut = whole({"two_fer.py": RIGHT})[:40]  # the fence never closes
+    sample, _ = run_sample(tmp_path, [cut, whole({"two_fer.py": RIGHT})],
+                           finish=["length", "stop"], tries=1)
+    [attempt] = sample.attempts
+    assert attempt.verdict == Verdict.PASSED
+    assert attempt.details["truncated_replies"] == 1
+    figures = edit_figures([sample])
+    assert figures["truncated_replies"] == 1 and figures["malformed_replies"] == 1

@@ -7,8 +7,10 @@ from typing import Any
 from codetrial.core import Sample, Verdict
 from codetrial.metrics.intervals import t_interval, wilson
 
-COUNTERS = ("malformed_replies", "syntax_errors", "indentation_errors", "lazy_comments",
-            "test_timeouts", "exhausted_context_windows")
+# truncated_replies: replies the output budget cut short (finish_reason "length"), counted
+# whether or not what came through could be applied
+COUNTERS = ("malformed_replies", "truncated_replies", "syntax_errors", "indentation_errors",
+            "lazy_comments", "test_timeouts", "exhausted_context_windows")
 
 
 def passed_on_try(sample: Sample) -> int | None:

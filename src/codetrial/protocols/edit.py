@@ -118,7 +118,7 @@ class EditProtocol(Protocol):
         suite: EditSuite = ctx.suite  # type: ignore[assignment]
         total = Attempt(try_index, Verdict.NOT_GENERATED, details={
             "malformed_replies": 0, "lazy_comments": 0, "exhausted_context_windows": 0,
-            "replies": [], "applied": []})
+            "truncated_replies": 0, "replies": [], "applied": []})
         use_tools = conv.fmt.uses_tools and ctx.model.supports_tools
         for _ in range(MAX_REFLECTIONS + 1):
             target = suite.reference_files(task)
@@ -132,6 +132,8 @@ class EditProtocol(Protocol):
                 return failed
             _accumulate(total, attempt_from_reply(try_index, request, reply), reply)
             conv.add_reply(reply)
+            if reply.finish_reason == "length":  # cut off by the output budget (max_tokens)
+                total.details["truncated_replies"] += 1
             if reply.finish_reason == "context_window":
                 total.details["exhausted_context_windows"] += 1
                 total.verdict = Verdict.MALFORMED
