@@ -469,9 +469,11 @@ def test_js_subject_writes_only_its_own_directory_and_cannot_read_jest(grade):
     probe = """import fs from 'fs';
 const seen = [];
 for (const f of ['../babel.config.js', '../late.js', 'mine.txt']) {
-  try { fs.writeFileSync(f, 'x'); seen.push(`${f}: written`); } catch (e) { seen.push(`${f}: ${e.code}`); }
+  try { fs.writeFileSync(f, 'x'); seen.push(`${f}: written`); }
+  catch (e) { seen.push(`${f}: ${e.code}`); }
 }
-try { fs.readFileSync(`/proc/${process.ppid}/environ`); seen.push('environ: read'); } catch (e) { seen.push(`environ: ${e.code}`); }
+try { fs.readFileSync(`/proc/${process.ppid}/environ`); seen.push('environ: read'); }
+catch (e) { seen.push(`environ: ${e.code}`); }
 console.log(`PROBE ${seen.join(', ')}`);
 export const isLeap = (y) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
 """
