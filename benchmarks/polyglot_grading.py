@@ -16,8 +16,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import shutil
 import statistics
 import sys
 import tempfile
@@ -25,14 +23,13 @@ import time
 from pathlib import Path
 
 from codetrial.core import Task
-from codetrial.languages import _driver as driver
 from codetrial.languages import get_language
-from codetrial.languages.base import sandbox_path
 from codetrial.languages.grading import program, workspace
 from codetrial.sandbox import Sandbox
 from codetrial.suites import create_suite
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.polyglot.direct import in_folder  # noqa: E402
 from tests.polyglot.direct import run as direct_run  # noqa: E402
 from tests.polyglot.exercises import write_all  # noqa: E402
 
@@ -52,24 +49,7 @@ def direct(suite, task: Task, scratch: Path, plain: bool) -> float:
     if plain:
         return direct_run(lang, ws, scratch)[1]
     built = program(lang, ws)  # also makes sure the warm builds exist
-    files = dict(built.files)
-    folder = Path(tempfile.mkdtemp(dir=scratch))
-    for rel, text in files.items():
-        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-        (folder / rel).write_text(text)
-    here, path = os.getcwd(), os.environ["PATH"]
-    start = time.perf_counter()
-    os.chdir(folder)
-    os.environ["PATH"] = sandbox_path()
-    try:
-        for step in json.loads(built.stdin)["steps"]:
-            driver._step(step)  # noqa: SLF001 - the same step runner the sandbox uses
-    finally:
-        os.chdir(here)
-        os.environ["PATH"] = path
-    seconds = time.perf_counter() - start
-    shutil.rmtree(folder, ignore_errors=True)
-    return seconds
+    return in_folder(built.files, json.loads(built.stdin)["steps"], scratch, [])[2]
 
 
 async def sandboxed(suite, task: Task, box: Sandbox) -> float:

@@ -38,9 +38,10 @@ def plain_steps(lang: Language, ws: Workspace) -> tuple[list[dict[str, Any]], di
     return json.loads(built.stdin)["steps"], files
 
 
-def run(lang: Language, ws: Workspace, scratch: Path) -> tuple[list[TestResult], float]:
-    """The per-test results of the tool's own run, and its seconds."""
-    steps, files = plain_steps(lang, ws)
+def in_folder(files: dict[str, str], steps: list[dict[str, Any]], scratch: Path,
+              collect: list[str]) -> tuple[list[dict[str, Any]], dict[str, str], float]:
+    """`steps` run by the sandbox's own step runner in a fresh folder holding `files`, with the
+    sandbox's PATH: what each step printed, the files `collect` names, and the seconds."""
     folder = Path(tempfile.mkdtemp(dir=scratch))
     for rel, text in files.items():
         if rel != ".codetrial-driver.py":
@@ -52,7 +53,6 @@ def run(lang: Language, ws: Workspace, scratch: Path) -> tuple[list[TestResult],
     os.environ["PATH"] = sandbox_path()
     try:
         ran = [r for step in steps for r in driver._step(step)]  # noqa: SLF001 - the sandbox's
-        collect = [JEST_REPORT] if lang.name == "javascript" else lang.plan(ws).collect
         found = {p: Path(p).read_text(errors="replace") for pattern in collect
                  for p in sorted(glob.glob(pattern))}
     finally:
@@ -60,6 +60,13 @@ def run(lang: Language, ws: Workspace, scratch: Path) -> tuple[list[TestResult],
         os.environ["PATH"] = path
     seconds = time.perf_counter() - start
     shutil.rmtree(folder, ignore_errors=True)
-    report = {"steps": ran, "files": found, "keyed": found.get(JEST_REPORT)}
-    tests, _ = lang.read(report)
+    return ran, found, seconds
+
+
+def run(lang: Language, ws: Workspace, scratch: Path) -> tuple[list[TestResult], float]:
+    """The per-test results of the tool's own run, and its seconds."""
+    steps, files = plain_steps(lang, ws)
+    collect = [JEST_REPORT] if lang.name == "javascript" else lang.plan(ws).collect
+    ran, found, seconds = in_folder(files, steps, scratch, collect)
+    tests, _ = lang.read({"steps": ran, "files": found, "keyed": found.get(JEST_REPORT)})
     return tests, seconds
