@@ -195,7 +195,8 @@ def test_a_guess_for_a_run_elsewhere_is_closed_once_built(ct_home):
     early.begin(RunConfig(suite="humaneval", model="reference", executor="ray"))
     assert early._begun == []
     assert build.done.wait(60) and build.sandbox is not None
-    deadline = time.monotonic() + 30
-    while not build.sandbox._closed and time.monotonic() < deadline:
+    deadline = time.monotonic() + 30  # closed by the build's thread: `_closed` is set first,
+    while time.monotonic() < deadline and not (  # then the workers are stopped
+            build.sandbox._closed and build.sandbox.worker_pids == []):
         time.sleep(0.05)
     assert build.sandbox._closed and build.sandbox.worker_pids == []
