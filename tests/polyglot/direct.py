@@ -25,7 +25,6 @@ JEST_REPORT = ".out/jest.json"
 
 def plain_steps(lang: Language, ws: Workspace) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """The steps to run and the files to write for the tool's own run of `ws`."""
-    built = program(lang, ws)  # also makes sure the warm builds exist
     if lang.name == "javascript":
         steps = [{"name": "dirs", "mkdir": [".out"],
                   "symlink": [str(javascript.NODE_DIR / "node_modules"), "node_modules"]},
@@ -34,6 +33,7 @@ def plain_steps(lang: Language, ws: Workspace) -> tuple[list[dict[str, Any]], di
                                            "--no-watchman", "--rootDir", "."],
                   "env": {"CI": "true"}}]
         return steps, dict(ws.files)
+    built = program(lang, ws)  # also makes sure the warm builds exist
     files = {**built.files, **{p: ws.files[p] for p in ws.tests}}
     return json.loads(built.stdin)["steps"], files
 

@@ -22,7 +22,6 @@ const BABEL_CALLER = { name: 'babel-jest', supportsDynamicImport: false,
   supportsExportNamespaceFrom: false, supportsStaticESM: false, supportsTopLevelAwait: false };
 // jest's own process (the spec's `process` is a copy), and through it the babel babel-jest uses
 const realProcess = require('vm').runInThisContext('process');
-let babel = null;
 let current = null;
 
 function hide(spec) {
@@ -38,34 +37,33 @@ function fifo(name) { // in .subject/, the one directory the subject may write (
   return file;
 }
 
-// The exercise's babel config, read before the subject starts: babel would read a config file
-// again when it changes, and run it.
-function babelOptions() {
-  babel = realProcess.mainModule.require('@babel/core'); // babel-jest's own, loaded already
-  const partial = babel.loadPartialConfig({ filename: path.join(SUBJECT, 'index.js'), cwd: ROOT,
-    root: ROOT, caller: BABEL_CALLER });
-  return { ...partial.options, babelrc: false, configFile: false, sourceMaps: 'inline' };
-}
-
-// The model's file compiled as babel-jest compiles a spec's imports; only files of .subject/.
-function transform(file, options) {
-  const full = fs.realpathSync(String(file));
-  if (!full.startsWith(fs.realpathSync(SUBJECT) + path.sep)) {
-    throw new Error(`not a file of the solution: ${file}`);
-  }
-  return babel.transformSync(fs.readFileSync(full, 'utf8'), { ...options, filename: full })
-    .code;
-}
-
+// jest's end of the channel; it also compiles the model's files for the subject, as babel-jest
+// compiles a spec's imports, with the exercise's babel config read before the subject starts
+// (babel would read a config file again when it changes, and run it).
 class TestsEnd extends Connection {
+  constructor(readEnd, writeEnd) {
+    super(readEnd, writeEnd, { guarded: true, peer: "the solution's process" });
+    this.babel = realProcess.mainModule.require('@babel/core'); // babel-jest's own, loaded
+    const partial = this.babel.loadPartialConfig({ filename: path.join(SUBJECT, 'index.js'),
+      cwd: ROOT, root: ROOT, caller: BABEL_CALLER });
+    this.options = { ...partial.options, babelrc: false, configFile: false,
+      sourceMaps: 'inline' };
+    this.subject = fs.realpathSync(SUBJECT) + path.sep;
+  }
+
   perform(message) {
-    if (message.op !== 'transform') return super.perform(message);
-    return transform(message.path, this.babel);
+    return message.op === 'transform' ? this.transform(message.path) : super.perform(message);
+  }
+
+  transform(file) { // only files of .subject/
+    const full = fs.realpathSync(String(file));
+    if (!full.startsWith(this.subject)) throw new Error(`not a file of the solution: ${file}`);
+    return this.babel.transformSync(fs.readFileSync(full, 'utf8'),
+      { ...this.options, filename: full }).code;
   }
 }
 
 function start() {
-  const options = babelOptions();
   // Opened read-write first, so that no open blocks; then each end one way only, so that the
   // subject sees the end of its input when jest's process ends, and we see the end of ours
   // when the subject does.
@@ -84,9 +82,7 @@ function start() {
   for (const fd of [...holds, ...theirs]) fs.closeSync(fd);
   fs.rmSync(toSubject);
   fs.rmSync(fromSubject);
-  const conn = new TestsEnd(readEnd, writeEnd, { guarded: true,
-    peer: "the solution's process" });
-  conn.babel = options;
+  const conn = new TestsEnd(readEnd, writeEnd);
   conn.port.unref();
   conn.worker.unref();
   child.unref();
