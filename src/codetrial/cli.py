@@ -84,9 +84,20 @@ def run(
     tasks: Annotated[str | None, typer.Option(help="Comma-separated task ids.")] = None,
     samples: Annotated[int, typer.Option("-n", "--samples", help="Samples per task.")] = 1,
     repeat: Annotated[int | None, typer.Option(help="Repeat the whole run R times.")] = None,
-    temperature: float = 0.0,
-    top_p: float = 1.0,
-    max_tokens: int = 512,
+    temperature: Annotated[float | None, typer.Option(
+        help="Default: greedy where the model allows it, else the model's own.")] = None,
+    top_p: Annotated[float | None, typer.Option(help="Default: not sent.")] = None,
+    max_tokens: Annotated[int | None, typer.Option(
+        help="Output budget, reasoning included (default: the protocol's, never cutting a "
+             "capable model short).")] = None,
+    reasoning_effort: Annotated[str | None, typer.Option(
+        help="low, medium or high (OpenAI reasoning_effort; Anthropic effort).")] = None,
+    thinking_budget: Annotated[int | None, typer.Option(
+        help="Anthropic extended thinking: budget_tokens (>= 1024).")] = None,
+    price_in: Annotated[float | None, typer.Option(
+        help="USD per million input tokens (default: the genai-prices list).")] = None,
+    price_out: Annotated[float | None, typer.Option(
+        help="USD per million output tokens (default: the genai-prices list).")] = None,
     seed: int | None = None,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
     api_key_env: Annotated[str | None, typer.Option(help="Env var holding the key.")] = None,
@@ -134,6 +145,8 @@ def run(
             suite_options=suite_options,
             base_url=base_url, api_key_env=api_key_env, samples=repeat or samples,
             temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
+            reasoning_effort=reasoning_effort, thinking_budget=thinking_budget,
+            price_in=price_in, price_out=price_out,
             task_ids=tasks.split(",") if tasks else None, limit=limit,
             concurrency=concurrency, max_concurrency=max_concurrency, sandbox_workers=workers,
             executor=executor, ray_address=ray_address, cache=not no_cache,
@@ -167,8 +180,9 @@ async def run_async(store: "Store", config: "RunConfig", resume: str | None) -> 
     from codetrial.store import home
 
     plan = await prepare(config, home() / "cache.sqlite" if config.cache else None)
+    run_id = resume
     try:
-        run_id = resume or start_run(store, plan)
+        run_id = run_id or start_run(store, plan)
         work = pending(store, run_id, plan)
         note(f"run {run_id}: {config.suite} x {plan.model.name}, "
              f"{len(plan.tasks)} tasks x {config.samples} samples, {len(work)} to do")
@@ -176,6 +190,10 @@ async def run_async(store: "Store", config: "RunConfig", resume: str | None) -> 
             gc.freeze()  # what start-up made stays: later collections need not look at it
             gc.enable()
             await execute(store, run_id, plan, work, on_sample)
+    except UsageError:  # the API refused a setting: a new run that stored nothing is dropped
+        if run_id and not resume and not store.stored_keys(run_id):
+            store.delete_run(run_id)
+        raise
     finally:
         await plan.aclose()  # the model, and the executor if the run never started
     return run_id

@@ -15,7 +15,7 @@ def test_the_stored_request_is_a_copy_without_the_reference():
     attempt = attempt_from_reply(1, request, reply)
     assert attempt.request == {"kind": "chat", "messages": [{"role": "user", "content": "write f"}],
                                "tools": [{"name": "write_file", "parameters": {}}],
-                               "temperature": 0.0, "top_p": 1.0, "max_tokens": 512,
+                               "max_tokens": 4096,
                                "stop": ["\ndef "], "sample_index": 0}
     attempt.request["stop"].append("\nclass ")
     attempt.request["messages"][0]["content"] = "changed"

@@ -45,6 +45,7 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")
         loopback: LoopbackServer = self.server.loopback  # type: ignore[attr-defined]
+        loopback.request_headers = {k.lower(): v for k, v in self.headers.items()}
         with loopback.counting():
             status, headers, payload = loopback.route(method, self.path, body)
         if payload is RESET:
@@ -66,13 +67,24 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class LoopbackServer:
+    """`request_headers` holds, in the thread running a route, that request's headers."""
+
     def __init__(self, route: Route) -> None:
         self.route = route
+        self._headers = threading.local()
         self.in_flight = self.max_in_flight = 0
         self._lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.loopback = self  # type: ignore[attr-defined]
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def request_headers(self) -> dict[str, str]:
+        return getattr(self._headers, "value", {})
+
+    @request_headers.setter
+    def request_headers(self, value: dict[str, str]) -> None:
+        self._headers.value = value
 
     @property
     def url(self) -> str:

@@ -42,8 +42,22 @@ class Attempt:
     model_seconds: float = 0.0
     test_seconds: float = 0.0
     prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float | None = None
+    completion_tokens: int = 0  # reasoning tokens included, as billed
+    cost_usd: float | None = None  # as the replies would cost fresh; None: no price known
+    reasoning_tokens: int = 0
+
+    @property
+    def cost_known(self) -> bool:
+        """An unpriced try that used no tokens (a reference answer, an infra error) cost 0."""
+        return self.cost_usd is not None or not (self.prompt_tokens or self.completion_tokens)
+
+    @property
+    def paid_usd(self) -> float:
+        """What this try cost this run: replies answered from the cache cost nothing."""
+        cost = self.cost_usd or 0.0
+        if "cached_usd" in self.details:  # a try of several replies, some cached
+            return cost - self.details["cached_usd"]
+        return 0.0 if self.details.get("cached") else cost
 
 
 @dataclass

@@ -15,6 +15,7 @@ def language_of_task(task_id: str) -> str:
 
 def polyglot_figures(samples: list[Sample]) -> dict[str, Any]:
     from codetrial.metrics.editing import edit_figures
+    from codetrial.metrics.summary import costs
 
     by_language: dict[str, list[Sample]] = {}
     for sample in samples:
@@ -34,7 +35,7 @@ def polyglot_figures(samples: list[Sample]) -> dict[str, Any]:
         figures["by_language"] = {
             name: {"tasks": len({s.task_id for s in group}),
                    "passed": sum(1 for s in group if s.passed),
-                   "cost_usd": sum(s.total("cost_usd") for s in group), **edit_figures(group)}
+                   **costs(group), **edit_figures(group)}
             for name, group in sorted(by_language.items())}
     recorded = {a.details["language"]: {"toolchain": a.details.get("toolchain", ""),
                                         "unskipped": a.details.get("unskipped", "")}

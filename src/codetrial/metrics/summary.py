@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from codetrial.core import Sample
+from codetrial.core import Attempt, Sample
 from codetrial.metrics.intervals import Estimate, bootstrap_mean, wilson
 from codetrial.metrics.passk import pass_at_k
 from codetrial.store import Store
@@ -25,7 +25,10 @@ class RunSummary:
     per_task: dict[str, tuple[int, int]]  # task -> (graded samples, passed)
     verdicts: dict[str, int] = field(default_factory=dict)
     tokens: int = 0
-    cost_usd: float = 0.0
+    reasoning_tokens: int = 0
+    truncated_replies: int = 0
+    cost_usd: float | None = 0.0  # what the run paid (cached replies free); None: unknown
+    fresh_cost_usd: float | None = 0.0  # what it would cost with no reply cached
     model_seconds: float = 0.0
     test_seconds: float = 0.0
     tried: dict[str, Any] = field(default_factory=dict)
@@ -42,7 +45,10 @@ class RunSummary:
                                  for k, e in self.pass_at.items()},
             "verdict_counts": self.verdicts,
             "tokens": self.tokens,
+            "reasoning_tokens": self.reasoning_tokens,
+            "truncated_replies": self.truncated_replies,
             "cost_usd": self.cost_usd,
+            "fresh_cost_usd": self.fresh_cost_usd,
             "model_seconds": round(self.model_seconds, 3),
             "test_seconds": round(self.test_seconds, 3),
             "tried": self.tried,
@@ -70,11 +76,29 @@ def summarize(samples: list[Sample], samples_per_task: int) -> RunSummary:
         per_task={t: (n, c) for t, (n, c) in per_task.items()},
         verdicts=dict(verdicts),
         tokens=int(sum(s.total("prompt_tokens") + s.total("completion_tokens") for s in samples)),
-        cost_usd=sum(s.total("cost_usd") for s in samples),
+        reasoning_tokens=int(sum(s.total("reasoning_tokens") for s in samples)),
+        truncated_replies=sum(truncated(a) for s in samples for a in s.attempts),
+        **costs(samples),
         model_seconds=sum(s.total("model_seconds") for s in samples),
         test_seconds=sum(s.total("test_seconds") for s in samples),
         tried=tried_figures(samples),
     )
+
+
+def truncated(attempt: Attempt) -> int:
+    """Replies the output budget ended (finish_reason "length"): an edit try counts its own."""
+    if "truncated_replies" in attempt.details:
+        return int(attempt.details["truncated_replies"])
+    return int(attempt.details.get("finish_reason") == "length")
+
+
+def costs(samples: list[Sample]) -> dict[str, float | None]:
+    """Paid and fresh cost; both None ("unknown") when any reply has no known price."""
+    attempts = [a for s in samples for a in s.attempts]
+    if not all(a.cost_known for a in attempts):
+        return {"cost_usd": None, "fresh_cost_usd": None}
+    return {"cost_usd": sum(a.paid_usd for a in attempts),
+            "fresh_cost_usd": sum(a.cost_usd or 0.0 for a in attempts)}
 
 
 TRIED_SHOWN = 5  # what one sample tried, listed (the counts cover everything)

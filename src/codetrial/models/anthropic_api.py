@@ -4,8 +4,14 @@ The SDK is imported when a model is created, never on registry lookup. Requests 
 (the protocols' lingua franca), so this module translates: system messages become `system`,
 function tools become Anthropic tools, `tool_use` blocks become ToolCalls. The Messages API has
 no raw completion: a completion request is sent as a chat whose assistant turn is prefilled with
-the prompt, so the reply continues it. The API of this SDK generation takes no sampling
-parameters: temperature, top_p and seed are not sent, and every sample is the model's own draw.
+the prompt, so the reply continues it.
+
+Sampling settings: the API version this SDK sends (2026-10-21) refuses temperature, top_p and
+top_k at any value, and the SDK has no such parameters. So they are sent only when the user set
+them, in the body, with the last API version that takes them (2023-06-01); a model that refuses
+them there too is a usage error naming the setting. With extended thinking on, the API allows
+only temperature 1 and top_p in [0.95, 1]; anything else is refused before the run starts.
+Seeds are never sent: the API has none.
 """
 
 from __future__ import annotations
@@ -17,9 +23,11 @@ from typing import Any
 from codetrial.core.errors import InfraError, UsageError, root_cause
 from codetrial.models.base import Model, Reply, Request, ToolCall, Usage
 from codetrial.models.openai_compat import api_key
+from codetrial.models.refusals import refusal, refused_setting
 from codetrial.models.registry import ModelOptions, backend
 
 DEFAULT_KEY_ENV = "ANTHROPIC_API_KEY"
+SAMPLING_API_VERSION = "2023-06-01"  # the last version that accepts temperature and top_p
 CONTINUE_PROMPT = "Continue the text in your turn exactly where it stops. Write nothing else."
 _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
            "tool_use": "tool_calls"}
@@ -67,6 +75,10 @@ class AnthropicModel(Model):
         try:
             out = await self.client.messages.create(**self._params(request))
         except self.sdk.BadRequestError as exc:
+            sent = self.sent_settings(request)
+            name = refused_setting(str(exc), sent)
+            if name is not None:
+                raise refusal(self.name, name, sent[name], str(exc), reasoning=True) from None
             if "too long" in str(exc).lower() or "context" in str(exc).lower():
                 return Reply(finish_reason="context_window")
             raise InfraError(f"{self.name}: request rejected: {exc}") from exc
@@ -76,12 +88,29 @@ class AnthropicModel(Model):
         reply.latency_seconds = time.perf_counter() - start
         return reply
 
+    def sent_settings(self, request: Request) -> dict[str, Any]:
+        """The budget covers the thinking too: max_tokens is the thinking budget plus the
+        visible output's."""
+        params: dict[str, Any] = {"max_tokens": request.max_tokens}
+        thinking = request.thinking_budget
+        if thinking is not None:
+            params["thinking"] = {"type": "enabled", "budget_tokens": thinking}
+            params["max_tokens"] = request.max_tokens + thinking
+        if request.reasoning_effort is not None:
+            params["output_config"] = {"effort": request.reasoning_effort}
+        params.update(_sampling(request.temperature, request.top_p, thinking is not None))
+        return params
+
     def _params(self, request: Request) -> dict[str, Any]:
         system, messages = split_system(request.messages or [])
         if request.kind == "completion":
             messages = prefilled(request.prompt or "")
-        params: dict[str, Any] = dict(model=self.model, messages=messages,
-                                      max_tokens=request.max_tokens)
+        settings = self.sent_settings(request)
+        sampling = {k: settings.pop(k) for k in ("temperature", "top_p") if k in settings}
+        params: dict[str, Any] = dict(model=self.model, messages=messages, **settings)
+        if sampling:  # not parameters of this SDK: in the body, under the version taking them
+            params["extra_body"] = sampling
+            params["extra_headers"] = {"anthropic-version": SAMPLING_API_VERSION}
         if system:
             params["system"] = system
         if request.stop:
@@ -92,6 +121,18 @@ class AnthropicModel(Model):
 
     async def aclose(self) -> None:
         await self.client.close()
+
+
+def _sampling(temperature: float | None, top_p: float | None, thinking: bool
+              ) -> dict[str, float]:
+    """The sampling settings the user set, refused here where the API would refuse them."""
+    if thinking and temperature not in (None, 1.0):
+        raise UsageError(f"--temperature {temperature:g}: with --thinking-budget Anthropic "
+                         "allows only temperature 1")
+    if thinking and top_p is not None and not 0.95 <= top_p <= 1.0:
+        raise UsageError(f"--top-p {top_p:g}: with --thinking-budget Anthropic allows top_p "
+                         "from 0.95 to 1")
+    return {k: v for k, v in (("temperature", temperature), ("top_p", top_p)) if v is not None}
 
 
 def split_system(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
@@ -122,9 +163,18 @@ def _reply(out: Any, request: Request) -> Reply:
     calls = [ToolCall(b.name, json.dumps(b.input)) for b in out.content if b.type == "tool_use"]
     if request.kind == "completion":
         text = continuation(request.prompt or "", text)
-    usage = Usage(out.usage.input_tokens, out.usage.output_tokens)
-    return Reply(text=text, tool_calls=calls, usage=usage,
+    return Reply(text=text, tool_calls=calls, usage=_usage(out.usage),
                  finish_reason=_FINISH.get(out.stop_reason or "", out.stop_reason or "stop"))
+
+
+def _usage(usage: Any) -> Usage:
+    """Anthropic's input_tokens leaves out cache reads and writes; codetrial's prompt_tokens
+    counts every input token, as OpenAI's does. output_tokens includes the thinking."""
+    cached = usage.cache_read_input_tokens or 0
+    prompt = usage.input_tokens + cached + (usage.cache_creation_input_tokens or 0)
+    details = getattr(usage, "output_tokens_details", None)
+    return Usage(prompt, usage.output_tokens, cached_tokens=cached,
+                 reasoning_tokens=getattr(details, "thinking_tokens", 0) or 0)
 
 
 def continuation(prompt: str, text: str) -> str:

@@ -21,17 +21,22 @@ class ToolCall:
 class Request:
     """A chat (`messages`) or raw completion (`prompt`) request with its sampling parameters.
 
-    `reference` is what a perfect reply would be, filled in by the protocol; only the
-    `reference` backend reads it and it is never sent to a real model nor part of the cache key.
+    `temperature` and `top_p` are None unless the user set them: each backend then sends what
+    its model accepts (greedy where it can, nothing to a model that refuses sampling settings).
+    `max_tokens` is the output budget, reasoning included. `reference` is what a perfect reply
+    would be, filled in by the protocol; only the `reference` backend reads it and it is never
+    sent to a real model nor part of the cache key.
     """
 
     kind: Literal["chat", "completion"]
     messages: list[dict[str, Any]] | None = None
     prompt: str | None = None
     tools: list[dict[str, Any]] | None = None
-    temperature: float = 0.0
-    top_p: float = 1.0
-    max_tokens: int = 512
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: int = 4096
+    reasoning_effort: str | None = None  # OpenAI reasoning_effort, Anthropic output effort
+    thinking_budget: int | None = None  # Anthropic extended thinking's budget_tokens
     stop: list[str] = field(default_factory=list)
     seed: int | None = None
     sample_index: int = 0
@@ -57,8 +62,12 @@ _KEY_FIELDS = tuple(f.name for f in fields(Request) if f.name != "reference")
 
 @dataclass
 class Usage:
+    """Tokens as billed: prompt_tokens includes cached ones, completion_tokens reasoning ones."""
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    reasoning_tokens: int = 0
+    cached_tokens: int = 0
 
 
 @dataclass
@@ -93,6 +102,14 @@ class Model(ABC):
     supports_tools: bool = False
     rate_limited: bool = False  # a remote API: the runner puts the adaptive limiter in front
     context_window: int | None = None
+    reasoning: bool = False  # reasons before it answers: its output budget must cover that
+
+    def sent_settings(self, request: Request) -> dict[str, Any]:
+        """The settings this backend would send for `request` (what a run stores as sent);
+        raises UsageError for a combination the API documents as refused."""
+        return {"temperature": request.temperature if request.temperature is not None else 0.0,
+                "top_p": request.top_p if request.top_p is not None else 1.0,
+                "max_tokens": request.max_tokens}
 
     @abstractmethod
     async def generate(self, request: Request) -> Reply:
@@ -114,6 +131,10 @@ class ModelWrapper(Model):
         self.name = inner.name
         self.supports_tools = inner.supports_tools
         self.context_window = inner.context_window
+        self.reasoning = inner.reasoning
+
+    def sent_settings(self, request: Request) -> dict[str, Any]:
+        return self.inner.sent_settings(request)
 
     async def check(self) -> None:
         await self.inner.check()

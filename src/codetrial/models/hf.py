@@ -89,7 +89,7 @@ class HFModel(Model):
             return Reply(finish_reason="context_window", usage=Usage(n_prompt, 0))
         max_new = min(request.max_tokens, room)
         with self._lock, torch.no_grad():
-            if request.temperature > 0:
+            if request.temperature:
                 torch.manual_seed((request.seed or 0) * 100_003 + request.sample_index)
             out = model.generate(**inputs, max_new_tokens=max_new, tokenizer=tokenizer,
                                  **sampling(request, tokenizer))
@@ -120,8 +120,8 @@ def sampling(request: Request, tokenizer: Any) -> dict[str, Any]:
     params: dict[str, Any] = {"pad_token_id": pad}
     if request.stop:
         params["stop_strings"] = request.stop
-    if request.temperature > 0:
-        params.update(do_sample=True, temperature=request.temperature, top_p=request.top_p)
+    if request.temperature:  # unset or 0: greedy
+        params.update(do_sample=True, temperature=request.temperature, top_p=request.top_p or 1.0)
     else:
         params.update(do_sample=False, temperature=None, top_p=None)
     return params

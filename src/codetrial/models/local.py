@@ -61,7 +61,7 @@ class LocalModel(Model):
         return await asyncio.to_thread(self._generate, request)
 
     def _generate(self, request: Request) -> Reply:
-        params = dict(temperature=request.temperature, top_p=request.top_p,
+        params = dict(temperature=request.temperature or 0.0, top_p=request.top_p or 1.0,
                       max_tokens=request.max_tokens, stop=request.stop or None,
                       seed=_seed(request))
         message = {"op": "generate", "kind": request.kind, "params": params}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from typing import Any
 
@@ -19,9 +20,13 @@ from openai.types.chat import ChatCompletion
 
 from codetrial.core.errors import InfraError, UsageError, root_cause
 from codetrial.models.base import Model, Reply, Request, ToolCall, Usage
+from codetrial.models.refusals import refusal, refused_setting
 from codetrial.models.registry import ModelOptions, backend
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+# OpenAI's reasoning models (through a gateway too: "openai/o3"): they take
+# max_completion_tokens and refuse sampling settings codetrial would otherwise send by default.
+REASONING_MODELS = re.compile(r"(?:^|/)(?:o\d|gpt-[5-9])(?:$|[-.])")
 # Faults of the provider or the network, never of the model's answer.
 _INFRA_ERRORS = (
     openai.APIConnectionError,
@@ -39,6 +44,7 @@ class OpenAICompatibleModel(Model):
     def __init__(self, model: str, options: ModelOptions) -> None:
         self.model = model
         self.name = f"openai:{model}"
+        self.reasoning = bool(REASONING_MODELS.search(model))
         self.base_url = options.base_url
         self.context_window = options.context_window
         self.client = openai.AsyncOpenAI(
@@ -67,6 +73,11 @@ class OpenAICompatibleModel(Model):
             else:
                 reply = await self._complete(request)
         except openai.BadRequestError as exc:
+            sent = self.sent_settings(request)
+            name = refused_setting(str(exc), sent, getattr(exc, "param", None))
+            if name is not None:
+                reasoning = self.reasoning or request.reasoning_effort is not None
+                raise refusal(self.name, name, sent[name], str(exc), reasoning) from None
             if "context" in str(exc).lower():
                 return Reply(finish_reason="context_window")
             raise InfraError(f"{self.name}: request rejected: {exc}") from exc
@@ -77,15 +88,33 @@ class OpenAICompatibleModel(Model):
         reply.latency_seconds = time.perf_counter() - start
         return reply
 
-    def _sampling(self, request: Request) -> dict[str, Any]:
-        params: dict[str, Any] = dict(
-            model=self.model, temperature=request.temperature, top_p=request.top_p,
-            max_tokens=request.max_tokens,
-        )
-        if request.stop:
-            params["stop"] = request.stop[:4]  # the API accepts at most four
+    def sent_settings(self, request: Request) -> dict[str, Any]:
+        """A reasoning model (by name, or run at a reasoning effort) gets its budget as
+        max_completion_tokens and no sampling setting the user did not ask for; any other
+        model is greedy unless told otherwise. Legacy completions only know max_tokens."""
+        if request.thinking_budget is not None:
+            raise UsageError("--thinking-budget is Anthropic's; OpenAI models take "
+                             "--reasoning-effort")
+        reasoning = request.reasoning_effort is not None or self.reasoning
+        chat = request.kind == "chat"
+        params: dict[str, Any] = {
+            "max_completion_tokens" if reasoning and chat else "max_tokens": request.max_tokens}
+        if request.reasoning_effort is not None:
+            params["reasoning_effort"] = request.reasoning_effort
+        temperature = request.temperature if request.temperature is not None else (
+            None if reasoning else 0.0)
+        if temperature is not None:
+            params["temperature"] = temperature
+        if request.top_p is not None:
+            params["top_p"] = request.top_p
         if request.seed is not None or request.sample_index:
             params["seed"] = (request.seed or 0) * 100_003 + request.sample_index
+        return params
+
+    def _sampling(self, request: Request) -> dict[str, Any]:
+        params: dict[str, Any] = {"model": self.model, **self.sent_settings(request)}
+        if request.stop:
+            params["stop"] = request.stop[:4]  # the API accepts at most four
         return params
 
     async def _chat(self, request: Request) -> Reply:
@@ -120,10 +149,19 @@ def _reply(text: str, calls: list[ToolCall], finish: str | None, usage: Any) -> 
         text=text,
         tool_calls=calls,
         finish_reason=finish or "stop",
-        usage=Usage(getattr(usage, "prompt_tokens", 0) or 0,
-                    getattr(usage, "completion_tokens", 0) or 0),
+        usage=_usage(usage),
         cost_usd=getattr(usage, "cost", None),  # some gateways report the price per request
     )
+
+
+def _usage(usage: Any) -> Usage:
+    """Reasoning tokens are part of completion_tokens (and billed so); cached of prompt."""
+    output = getattr(usage, "completion_tokens_details", None)
+    prompt = getattr(usage, "prompt_tokens_details", None)
+    return Usage(getattr(usage, "prompt_tokens", 0) or 0,
+                 getattr(usage, "completion_tokens", 0) or 0,
+                 reasoning_tokens=getattr(output, "reasoning_tokens", 0) or 0,
+                 cached_tokens=getattr(prompt, "cached_tokens", 0) or 0)
 
 
 def api_key(options: ModelOptions, default_env: str = DEFAULT_KEY_ENV) -> str:

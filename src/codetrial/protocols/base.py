@@ -19,10 +19,20 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Sampling:
-    temperature: float = 0.0
-    top_p: float = 1.0
-    max_tokens: int = 512
+    """The run's model settings, as every request of it carries them (None: not set)."""
+
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: int = 4096
     seed: int | None = None
+    reasoning_effort: str | None = None
+    thinking_budget: int | None = None
+
+    def request(self, sample_index: int = 0, **fields: Any) -> Request:
+        return Request(temperature=self.temperature, top_p=self.top_p,
+                       max_tokens=self.max_tokens, seed=self.seed,
+                       reasoning_effort=self.reasoning_effort,
+                       thinking_budget=self.thinking_budget, sample_index=sample_index, **fields)
 
 
 @dataclass
@@ -37,13 +47,23 @@ class SampleContext:
     options: dict[str, Any] = field(default_factory=dict)
 
     def request(self, **fields: Any) -> Request:
-        s = self.sampling
-        return Request(temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_tokens,
-                       seed=s.seed, sample_index=self.index, **fields)
+        return self.sampling.request(self.index, **fields)
+
+
+REASONING_BUDGET = 32_768  # a reasoning model spends thousands of tokens before it answers
 
 
 class Protocol(ABC):
+    """`output_budget` is the default max_tokens: enough that a capable model's answer is
+    never cut short (a reply the budget ends is counted as truncated); `request_kind` is the
+    shape of its requests."""
+
     name: str
+    output_budget: int = 4096
+    request_kind: str = "chat"
+
+    def budget(self, reasoning: bool) -> int:
+        return max(self.output_budget, REASONING_BUDGET) if reasoning else self.output_budget
 
     def check(self, suite: Suite, options: dict[str, Any], model_name: str) -> None:  # noqa: B027
         """Raise UsageError when this protocol cannot run `suite` with these options: called
@@ -71,7 +91,7 @@ def attempt_from_reply(try_index: int, request: Request, reply: Reply) -> Attemp
         try_index=try_index, verdict=Verdict.NOT_GENERATED, request=_public(request),
         reply=reply.text, model_seconds=reply.latency_seconds,
         prompt_tokens=reply.usage.prompt_tokens, completion_tokens=reply.usage.completion_tokens,
-        cost_usd=reply.cost_usd,
+        reasoning_tokens=reply.usage.reasoning_tokens, cost_usd=reply.cost_usd,
         details={"finish_reason": reply.finish_reason, "cached": reply.cached,
                  "tool_calls": [c.to_dict() for c in reply.tool_calls]},
     )

@@ -21,6 +21,8 @@ STOPS = ["\ndef ", "\nclass ", "\nif __name__", "\nprint(", "\n#", "\nassert "]
 @protocol("completion")
 class CompletionProtocol(Protocol):
     name = "completion"
+    output_budget = 1024  # a function body
+    request_kind = "completion"
 
     async def run(self, task: Task, ctx: SampleContext) -> Sample:
         suite = ctx.suite

@@ -65,6 +65,7 @@ class Conversation:
 @protocol("edit")
 class EditProtocol(Protocol):
     name = "edit"
+    output_budget = 16_384  # a whole file of a few hundred lines, several times over
 
     def check(self, suite: Suite, options: dict[str, Any], model_name: str) -> None:
         if not isinstance(suite, EditSuite):
@@ -118,7 +119,7 @@ class EditProtocol(Protocol):
         suite: EditSuite = ctx.suite  # type: ignore[assignment]
         total = Attempt(try_index, Verdict.NOT_GENERATED, details={
             "malformed_replies": 0, "lazy_comments": 0, "exhausted_context_windows": 0,
-            "truncated_replies": 0, "replies": [], "applied": []})
+            "truncated_replies": 0, "replies": [], "applied": [], "cached_usd": 0.0})
         use_tools = conv.fmt.uses_tools and ctx.model.supports_tools
         for _ in range(MAX_REFLECTIONS + 1):
             target = suite.reference_files(task)
@@ -165,10 +166,13 @@ def _accumulate(total: Attempt, part: Attempt, reply: Reply) -> None:
     total.request = part.request
     total.reply = (total.reply + "\n\n" if total.reply else "") + reply.text
     total.model_seconds += part.model_seconds
+    known = total.cost_known and part.cost_known  # one unpriced reply: the try's cost unknown
+    total.cost_usd = (total.cost_usd or 0.0) + (part.cost_usd or 0.0) if known else None
+    if part.details.get("cached"):
+        total.details["cached_usd"] += part.cost_usd or 0.0
     total.prompt_tokens += part.prompt_tokens
     total.completion_tokens += part.completion_tokens
-    if part.cost_usd is not None:
-        total.cost_usd = (total.cost_usd or 0.0) + part.cost_usd
+    total.reasoning_tokens += part.reasoning_tokens
     total.details["replies"].append({"text": reply.text, **part.details})
 
 

@@ -103,6 +103,8 @@ def hole_of(task: Task, ctx: SampleContext) -> tuple[Any, str, str]:
 @protocol("fim")
 class FimProtocol(Protocol):
     name = "fim"
+    output_budget = 1024  # the middle of a file
+    request_kind = "completion"
 
     def check(self, suite: Suite, options: dict[str, Any], model_name: str) -> None:
         infill_suite(suite)
@@ -122,6 +124,7 @@ class FimProtocol(Protocol):
 @protocol("fill-chat")
 class FillChatProtocol(Protocol):
     name = "fill-chat"
+    output_budget = 2048
 
     def check(self, suite: Suite, options: dict[str, Any], model_name: str) -> None:
         infill_suite(suite)

@@ -113,8 +113,12 @@ def verdict_class(verdict: Verdict) -> str:
 
 def timings(attempt: Attempt) -> str:
     cost = f", ${attempt.cost_usd:.4f}" if attempt.cost_usd else ""
+    if not attempt.cost_known:
+        cost = ", cost unknown"
+    reasoning = f" ({attempt.reasoning_tokens} reasoning)" if attempt.reasoning_tokens else ""
     return (f"model {attempt.model_seconds:.2f} s, tests {attempt.test_seconds:.2f} s, "
-            f"tokens {attempt.prompt_tokens} in / {attempt.completion_tokens} out{cost}")
+            f"tokens {attempt.prompt_tokens} in / {attempt.completion_tokens} out{reasoning}"
+            f"{cost}")
 
 
 def tests_html(attempt: Attempt) -> str:

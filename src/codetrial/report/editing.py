@@ -5,9 +5,23 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from codetrial.metrics.editing import COUNTERS
 from codetrial.report.charts import Rows, edit_chart, percent
 from codetrial.report.page import Figure, Section
 from codetrial.report.runs import RunView
+from codetrial.report.tables import Cell, html_table
+from codetrial.report.usage_text import cost_text
+
+# The editing figures aider's benchmark reports, in words; truncated replies stay apart from
+# malformed ones (a reply cut short may still have applied).
+COUNTER_HEADERS = {"malformed_replies": "malformed replies",
+                   "truncated_replies": "truncated by the output budget",
+                   "syntax_errors": "syntax errors", "indentation_errors": "indentation errors",
+                   "lazy_comments": "lazy comments", "test_timeouts": "test timeouts",
+                   "exhausted_context_windows": "context window exhausted"}
+assert set(COUNTER_HEADERS) == set(COUNTERS)
+FIGURE_HEADERS = ("run", "model", "edit format", "well-formed", *COUNTER_HEADERS.values(),
+                  "cost", "seconds per case")
 
 
 def is_edit_run(run: RunView) -> bool:
@@ -80,4 +94,23 @@ def editing_section(runs: list[RunView]) -> Section | None:
                "shown. Whiskers: 95% interval of the rate after each try.")
     return Section("editing", "Code editing",
                    [Figure("editing", "Pass rate by model and edit format", edit_chart(rows),
-                           caption)])
+                           caption), figures_table(edits)])
+
+
+def figures_table(runs: list[RunView]) -> str:
+    """A row per run, or per run and language for a polyglot run."""
+    rows: list[list[Cell]] = []
+    for run in runs:
+        by_language = run.summary.get("by_language") or {}
+        parts = sorted(by_language.items()) or [("", run.summary)]
+        for language, figures in parts:
+            fmt = _format(run) + (f" · {language}" if language else "")
+            rows.append([run.run_id, run.record.model, fmt, *_figure_cells(figures)])
+    return html_table(FIGURE_HEADERS, rows)
+
+
+def _figure_cells(s: dict[str, Any]) -> list[Cell]:
+    well_formed = s.get("percent_well_formed")
+    return [("-" if well_formed is None else f"{well_formed:.1f}%", "num"),
+            *[(str(s.get(name, 0)), "num") for name in COUNTER_HEADERS],
+            (cost_text(s), "num"), (f"{s.get('seconds_per_case', 0.0):.1f}", "num")]

@@ -9,7 +9,9 @@ from typing import Any
 from codetrial.core import Sample
 from codetrial.store import RunRecord, Store
 
-SETTINGS = ("protocol", "samples", "temperature", "top_p", "max_tokens", "seed", "limit")
+SETTINGS = ("protocol", "samples", "seed", "limit", "reasoning_effort", "thinking_budget",
+            "price_in", "price_out")
+SAMPLING = ("temperature", "top_p", "max_tokens")  # a run before "sent" was stored: as asked
 
 
 @dataclass
@@ -51,4 +53,9 @@ def settings(run: RunView) -> dict[str, Any]:
     """What was chosen for the run: sampling, limits and the suite's own options."""
     config = run.record.config
     chosen = {k: config[k] for k in SETTINGS if config.get(k) is not None}
+    sent = config.get("sent")
+    if sent is None:
+        chosen |= {k: config[k] for k in SAMPLING if config.get(k) is not None}
+    else:  # what reached the API, as the backend built it
+        chosen |= {f"sent {k}": v for k, v in sent.items()}
     return chosen | dict(config.get("suite_options") or {})

@@ -13,6 +13,7 @@ from codetrial.report.page import esc, esc_text
 from codetrial.report.runs import RunView, settings
 from codetrial.report.state import is_finished, resume_command, state_text
 from codetrial.report.terminal import format_estimate
+from codetrial.report.usage_text import cost_text, tokens_text
 
 FOLD_ITEMS = 5  # a setting with more items than this shows its count, the list on demand
 FOLD_CHARS = 60
@@ -72,9 +73,11 @@ def summary_row(run: RunView) -> list[Cell]:
 
 
 def _work(s: dict[str, Any]) -> str:
-    return (f"{s['tasks']} tasks, {s['samples']} samples\n{s['tokens']} tokens, "
-            f"${s['cost_usd']:.4f}\nmodel {s['model_seconds']:.1f} s, tests "
-            f"{s['test_seconds']:.1f} s")
+    truncated = s.get("truncated_replies") or 0
+    cut = f"\n{truncated} truncated by the output budget" if truncated else ""
+    return (f"{s['tasks']} tasks, {s['samples']} samples\n{tokens_text(s)}, "
+            f"{cost_text(s)}\nmodel {s['model_seconds']:.1f} s, tests "
+            f"{s['test_seconds']:.1f} s{cut}")
 
 
 def state_cell(summary: dict[str, Any]) -> Cell:

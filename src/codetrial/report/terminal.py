@@ -8,9 +8,11 @@ from rich.console import Console
 from rich.table import Table
 
 from codetrial.report.state import is_finished, resume_command, state_text
+from codetrial.report.usage_text import cost_text, tokens_text, truncated_text
 
 CORE_FIELDS = {"run_id", "suite", "model", "protocol", "tasks", "samples", "passed", "pass_rate",
                "pass_at", "infra_errors", "verdict_counts", "tokens", "cost_usd",
+               "fresh_cost_usd", "reasoning_tokens", "truncated_replies",
                "model_seconds", "test_seconds", "finished", "tried", "planned_samples"}
 CHART_ROWS = {"groups"}  # a row per schema, for the chart: --json and --html show them
 
@@ -64,7 +66,8 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
     table.add_row("tried to cheat (no verdict)", tried_text(summary.get("tried") or {}))
     table.add_row("verdicts", ", ".join(f"{v} {n}" for v, n in
                                         sorted(summary["verdict_counts"].items())))
-    table.add_row("tokens / cost", f"{summary['tokens']} / ${summary['cost_usd']:.4f}")
+    table.add_row("tokens / cost", f"{tokens_text(summary)} / {cost_text(summary)}")
+    table.add_row("truncated by the output budget", truncated_text(summary))
     table.add_row("model s / test s", f"{summary['model_seconds']:.1f} / "
                                       f"{summary['test_seconds']:.1f}")
     for key, value in summary.items():

@@ -9,14 +9,14 @@ import operator
 import reprlib
 from dataclasses import asdict, dataclass, field, fields
 from types import NoneType, UnionType
-from typing import Any, Literal, get_args, get_origin, get_type_hints
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from codetrial.core.errors import UsageError
 from codetrial.runner.early import DEFAULT_WORKERS
 
 # What start_run (and import) store beside the config; a resume reads past them.
 STORED_BESIDE = frozenset({"suite_version", "planned_samples", "toolchains", "unskipped",
-                           "imported_from"})
+                           "imported_from", "sent"})
 
 
 def bounded(default: Any, *, ge: float | None = None, gt: float | None = None,
@@ -36,9 +36,14 @@ class RunConfig:
     api_key_env: str | None = None
     context_window: int | None = None
     samples: int = bounded(1, ge=1)
-    temperature: float = bounded(0.0, ge=0.0)
-    top_p: float = bounded(1.0, gt=0.0, le=1.0)
-    max_tokens: int = bounded(512, ge=1)
+    # None: not set, so each backend sends what its model accepts (greedy where it can)
+    temperature: float | None = bounded(None, ge=0.0)
+    top_p: float | None = bounded(None, gt=0.0, le=1.0)
+    max_tokens: int | None = bounded(None, ge=1)  # None: the protocol's generous budget
+    reasoning_effort: Literal["low", "medium", "high"] | None = None
+    thinking_budget: int | None = bounded(None, ge=1024)  # Anthropic's documented minimum
+    price_in: float | None = bounded(None, ge=0.0)  # USD per million input tokens
+    price_out: float | None = bounded(None, ge=0.0)  # USD per million output tokens
     seed: int | None = None
     task_ids: list[str] | None = None
     limit: int | None = None
@@ -56,7 +61,7 @@ class RunConfig:
             if not _fits(value, hint):
                 raise _bad(f.name, f"must be {_describe(hint)}, not {reprlib.repr(value)}")
             _check_bounds(f.name, value, f.metadata.get("bounds", {}))
-            if hint is float:
+            if isinstance(value, int) and float in _parts(hint):
                 setattr(self, f.name, float(value))  # as pydantic did: a stored 1 is 1.0
 
     @classmethod
@@ -83,10 +88,15 @@ def _bad(name: str, message: str) -> UsageError:
     return UsageError(f"setting {name!r}: {message}")
 
 
+def _parts(hint: Any) -> tuple[Any, ...]:
+    """The members of a union (`X | None`, `Literal[...] | None`), or the hint itself."""
+    return get_args(hint) if get_origin(hint) in (UnionType, Union) else (hint,)
+
+
 def _fits(value: Any, hint: Any) -> bool:
     """Whether value has the annotated type; a bool is not a number, an int is a float."""
     origin, args = get_origin(hint), get_args(hint)
-    if origin is UnionType:
+    if origin in (UnionType, Union):
         return any(_fits(value, a) for a in args)
     if origin is Literal:
         return isinstance(value, str) and value in args
@@ -108,10 +118,13 @@ _NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or 
 
 
 def _describe(hint: Any) -> str:
+    return " or ".join(_describe_one(p) for p in _parts(hint))
+
+
+def _describe_one(hint: Any) -> str:
     if get_origin(hint) is Literal:
         return "one of " + ", ".join(repr(a) for a in get_args(hint))
-    parts = get_args(hint) if get_origin(hint) is UnionType else (hint,)
-    return " or ".join(_NAMES[get_origin(p) or p] for p in parts)
+    return _NAMES[get_origin(hint) or hint]
 
 
 _HOLDS = {">=": operator.ge, ">": operator.gt, "<=": operator.le}

@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from codetrial.core import Attempt, Sample, Task, Verdict
+from codetrial.core import Attempt, Sample, Task, UsageError, Verdict
 from codetrial.models import Model, ModelOptions, create_model
 from codetrial.models.cache import CachedModel, ResponseCache
+from codetrial.models.pricing import PricedModel, PriceOverride
 from codetrial.protocols import PROTOCOLS, Protocol, SampleContext, Sampling
 from codetrial.runner.batched_writes import BatchedWrites
 from codetrial.runner.config import RunConfig
@@ -34,6 +35,8 @@ class Plan:
     tasks: list[Task]
     model: Model
     protocol: Protocol
+    sampling: Sampling = Sampling()
+    sent: dict[str, Any] = field(default_factory=dict)  # what the backend sends: stored
     limiter: AdaptiveLimiter | None = None  # API models only; its state() feeds the display
     executor: asyncio.Future[Executor] | None = None  # started by prepare, taken by execute
 
@@ -59,7 +62,22 @@ async def prepare(config: RunConfig, cache_path: Path | None) -> Plan:
     except BaseException:
         await discard(starting)
         raise
-    return Plan(config, suite, tasks, model, protocol, limiter, starting)
+    plan = Plan(config, suite, tasks, model, protocol, run_sampling(config, protocol, model),
+                limiter=limiter, executor=starting)
+    try:  # a combination the API documents as refused stops here, before anything is stored
+        plan.sent = model.sent_settings(plan.sampling.request(kind=protocol.request_kind))
+    except BaseException:
+        await plan.aclose()
+        raise
+    return plan
+
+
+def run_sampling(config: RunConfig, protocol: Protocol, model: Model) -> Sampling:
+    """The settings every request carries; the budget is the protocol's unless set."""
+    reasoning = model.reasoning or bool(config.reasoning_effort or config.thinking_budget)
+    budget = config.max_tokens or protocol.budget(reasoning)
+    return Sampling(config.temperature, config.top_p, budget, config.seed,
+                    config.reasoning_effort, config.thinking_budget)
 
 
 async def _protocol_and_model(config: RunConfig, suite: Suite, cache_path: Path | None
@@ -82,6 +100,9 @@ async def _protocol_and_model(config: RunConfig, suite: Suite, cache_path: Path 
             model = GatedModel(model, config.concurrency)
         if config.cache and cache_path is not None and model.name != "reference":
             model = CachedModel(model, ResponseCache(cache_path))
+        if backend.rate_limited or config.price_in is not None or config.price_out is not None:
+            model = PricedModel(model, config.base_url,
+                                PriceOverride(config.price_in, config.price_out))
     except BaseException:
         await backend.aclose()  # its HTTP client, before the loop that owns it ends
         raise
@@ -94,6 +115,7 @@ def start_run(store: Store, plan: Plan) -> str:
     config["suite_version"] = plan.suite.version()
     config["protocol"] = plan.protocol.name
     config["planned_samples"] = len(plan.tasks) * plan.config.samples
+    config["sent"] = plan.sent
     config.update(plan.suite.run_settings(plan.tasks))
     store.create_run(RunRecord(run_id, plan.config.suite, plan.model.name, config))
     return run_id
@@ -114,8 +136,7 @@ async def execute(
     queue: asyncio.Queue[tuple[Task, int]] = asyncio.Queue()
     for item in work:
         queue.put_nowait(item)
-    sampling = Sampling(plan.config.temperature, plan.config.top_p, plan.config.max_tokens,
-                        plan.config.seed)
+    sampling = plan.sampling
     stored = store.stored_keys(run_id)  # infra errors being retried: replaced, not added
     writes = BatchedWrites(store, run_id, on_sample)
     started, plan.executor = plan.executor, None
@@ -160,9 +181,12 @@ def samples_in_flight(plan: Plan, executor: Executor) -> int:
 
 
 async def run_sample(protocol: Protocol, task: Task, ctx: SampleContext) -> Sample:
-    """A harness fault inside one sample is that sample's infra error, not the run's end."""
+    """A harness fault inside one sample is that sample's infra error, not the run's end; a
+    usage error (the API refused a setting) ends the run: every sample would meet it."""
     try:
         return await protocol.run(task, ctx)
+    except UsageError:
+        raise
     except Exception:  # noqa: BLE001 - recorded, retried on resume
         failed = Attempt(1, Verdict.INFRA_ERROR, output=traceback.format_exc(limit=8))
         return Sample(task.id, ctx.index, [failed])

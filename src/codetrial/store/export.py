@@ -12,15 +12,18 @@ from codetrial.core import Sample, UsageError
 
 FORMATS = ("jsonl", "csv", "humaneval")
 CSV_FIELDS = ("task_id", "sample_index", "verdict", "passed", "tries", "prompt_tokens",
-              "completion_tokens", "cost_usd", "model_seconds", "test_seconds")
+              "completion_tokens", "reasoning_tokens", "cost_usd", "model_seconds",
+              "test_seconds")
 
 
 def sample_row(s: Sample) -> dict[str, Any]:
     return {
         "task_id": s.task_id, "sample_index": s.index, "verdict": s.verdict.value,
         "passed": s.passed, "tries": len(s.attempts),
-        "prompt_tokens": s.total("prompt_tokens"), "completion_tokens": s.total(
-            "completion_tokens"), "cost_usd": s.total("cost_usd"),
+        "prompt_tokens": s.total("prompt_tokens"),
+        "completion_tokens": s.total("completion_tokens"),
+        "reasoning_tokens": s.total("reasoning_tokens"),
+        "cost_usd": s.total("cost_usd") if all(a.cost_known for a in s.attempts) else None,
         "model_seconds": s.total("model_seconds"), "test_seconds": s.total("test_seconds"),
     }
 

@@ -41,7 +41,7 @@ CREATE TABLE IF NOT EXISTS attempts (
   run_id TEXT, task_id TEXT, sample_index INTEGER, try_index INTEGER, verdict TEXT,
   request TEXT, reply TEXT, code TEXT, output TEXT, details TEXT,
   model_seconds REAL, test_seconds REAL, prompt_tokens INTEGER, completion_tokens INTEGER,
-  cost_usd REAL,
+  cost_usd REAL, reasoning_tokens INTEGER DEFAULT 0,
   PRIMARY KEY (run_id, task_id, sample_index, try_index)
 );
 CREATE TABLE IF NOT EXISTS test_results (
@@ -53,8 +53,10 @@ CREATE TABLE IF NOT EXISTS test_results (
 
 _ATTEMPT_COLUMNS = (
     "try_index, verdict, request, reply, code, output, details, model_seconds, test_seconds, "
-    "prompt_tokens, completion_tokens, cost_usd"
+    "prompt_tokens, completion_tokens, cost_usd, reasoning_tokens"
 )
+# Columns added since the first stores were written: (table, column, declaration).
+_ADDED = (("attempts", "reasoning_tokens", "INTEGER DEFAULT 0"),)
 
 
 @dataclass
@@ -82,6 +84,14 @@ class Store:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)
+        self._add_new_columns()
+
+    def _add_new_columns(self) -> None:
+        """An older store gains the columns this version writes; its rows keep the defaults."""
+        for table, column, declaration in _ADDED:
+            have = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            if column not in have:
+                self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
     def close(self) -> None:
         self._closing()
@@ -117,6 +127,12 @@ class Store:
         rows = self._db.execute("SELECT run_id FROM runs ORDER BY created").fetchall()
         return [self.get_run(r[0]) for r in rows]
 
+    def delete_run(self, run_id: str) -> None:
+        """A run stopped before it stored anything worth keeping (a refused setting)."""
+        with self._transaction():
+            for table in ("runs", "samples", "attempts", "test_results"):
+                self._db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+
     def finish_run(self, run_id: str) -> None:
         self._db.execute("UPDATE runs SET finished = ? WHERE run_id = ?", (time.time(), run_id))
 
@@ -151,10 +167,11 @@ class Store:
     def _insert_attempt(self, key: tuple[str, str, int], a: Attempt) -> None:
         self._db.execute(
             f"INSERT INTO attempts (run_id, task_id, sample_index, {_ATTEMPT_COLUMNS}) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (*key, a.try_index, a.verdict.value, json.dumps(a.request, default=str), a.reply,
              a.code, a.output, json.dumps(a.details, default=str), a.model_seconds,
-             a.test_seconds, a.prompt_tokens, a.completion_tokens, a.cost_usd),
+             a.test_seconds, a.prompt_tokens, a.completion_tokens, a.cost_usd,
+             a.reasoning_tokens),
         )
         self._db.executemany(
             "INSERT INTO test_results VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -218,10 +235,10 @@ class _Transaction:
 
 def _attempt_from_row(row: tuple[Any, ...], tests: list[TestResult] | None) -> Attempt:
     (try_index, verdict, request, reply, code, output, details, model_s, test_s, p_tok, c_tok,
-     cost) = row
+     cost, r_tok) = row
     return Attempt(
         try_index=try_index, verdict=Verdict(verdict), request=json.loads(request), reply=reply,
         code=code, output=output, tests=tests or [], details=json.loads(details),
         model_seconds=model_s, test_seconds=test_s, prompt_tokens=p_tok,
-        completion_tokens=c_tok, cost_usd=cost,
+        completion_tokens=c_tok, cost_usd=cost, reasoning_tokens=r_tok or 0,
     )
