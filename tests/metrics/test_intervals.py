@@ -41,3 +41,14 @@ def test_t_interval_of_repeats():
     assert e.low < 54.7 and e.high > 59.0
     assert t975(4) == pytest.approx(2.776)
     assert t975(200) == pytest.approx(1.972, abs=2e-3)
+
+
+def test_few_or_equal_tasks_never_give_a_certain_interval():
+    # four failed tasks resample only to 0: the interval is Wilson's for 0 of 4
+    none_of_four = bootstrap_mean([0.0] * 4)
+    assert none_of_four.value == 0.0 and none_of_four.low == 0.0
+    assert none_of_four.high == wilson(0, 4).high > 0.4
+    every_one = bootstrap_mean([1.0] * 164)
+    assert every_one.high == 1.0 and 0.95 < every_one.low < 1.0
+    few = bootstrap_mean([0.0, 0.0, 0.0, 1.0, 0.5])
+    assert few.low <= wilson(1.5, 5).low and few.high >= wilson(1.5, 5).high

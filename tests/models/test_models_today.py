@@ -12,6 +12,7 @@ import pytest
 from codetrial.core import UsageError
 from codetrial.metrics.summary import run_summary
 from codetrial.report.html_report import write_html_report
+from codetrial.report.usage_text import cost_text
 from codetrial.runner import RunConfig, execute, pending, prepare, start_run
 from codetrial.store import Store
 from tests.models.providers import REASONING_SPENT, AnthropicProvider, OpenAIProvider, tokens
@@ -158,6 +159,7 @@ def test_cost_is_the_price_list_s_an_unpriced_model_s_is_unknown_and_overrides_w
     expected = listed_price("gpt-4o", attempt.prompt_tokens, attempt.completion_tokens)
     assert expected > 0 and priced["cost_usd"] == pytest.approx(expected)
     assert unpriced["cost_usd"] is None and unpriced["fresh_cost_usd"] is None
+    assert cost_text(unpriced) == "cost unknown"
     [attempt] = overridden["samples"][0].attempts
     assert overridden["cost_usd"] == pytest.approx(
         (attempt.prompt_tokens * 1.0 + attempt.completion_tokens * 2.0) / 1e6)

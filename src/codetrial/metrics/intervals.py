@@ -26,7 +26,7 @@ class Estimate:
         return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"
 
 
-def wilson(successes: int, total: int, z: float = Z95) -> Estimate:
+def wilson(successes: float, total: int, z: float = Z95) -> Estimate:
     """Wilson score interval: well-behaved at 0%, 100% and small n, unlike the normal one."""
     if total <= 0:
         return Estimate(float("nan"), 0.0, 1.0)
@@ -39,18 +39,29 @@ def wilson(successes: int, total: int, z: float = Z95) -> Estimate:
     return Estimate(p, low, high)
 
 
+FEW_TASKS = 30  # below this, a percentile bootstrap's interval is too narrow to trust
+
+
 def bootstrap_mean(values: Sequence[float], resamples: int = 2000, seed: int = 0) -> Estimate:
-    """Percentile bootstrap over tasks, for per-task fractions such as pass@k. Resample means
-    are fsum / n (statistics.mean's exact fractions cost 3x the whole bootstrap); when every
-    value is the same, so is every resample's mean."""
+    """The mean of per-task fractions in [0, 1] (pass@k), with a 95% interval.
+
+    A percentile bootstrap over tasks, widened for few tasks or equal values, where resampling
+    cannot show the spread it has not seen (four failures resample to [0, 0]): there the
+    interval also covers Wilson's for the mean as a proportion of the tasks. That bound is
+    conservative for fractions: no [0, 1] variable with that mean varies more than a 0/1 one.
+    Resample means are fsum / n (statistics.mean's exact fractions cost 3x the bootstrap)."""
     if not values:
         return Estimate(float("nan"), float("nan"), float("nan"))
+    n, centre = len(values), mean(values)
     if min(values) == max(values):
-        return Estimate(values[0], values[0], values[0])
+        return wilson(centre * n, n)
     rng = random.Random(seed)
-    n = len(values)
     means = sorted(fsum(rng.choices(values, k=n)) / n for _ in range(resamples))
-    return Estimate(mean(values), means[int(0.025 * resamples)], means[int(0.975 * resamples) - 1])
+    low, high = means[int(0.025 * resamples)], means[int(0.975 * resamples) - 1]
+    if n < FEW_TASKS:
+        bound = wilson(centre * n, n)
+        low, high = min(low, bound.low), max(high, bound.high)
+    return Estimate(centre, low, high)
 
 
 def t_interval(values: Sequence[float]) -> Estimate:
