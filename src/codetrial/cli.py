@@ -128,6 +128,10 @@ def run(
     from codetrial.runner import RunConfig, early
 
     store = open_store(store_path) if resume else None
+    if resume and store.get_run(resume).config.get("imported_from"):
+        path, suite = imported_run(store, resume, None)
+        show(store, run_import(store, path, suite, workers, resume), as_json)
+        return
     if resume:
         stored = store.get_run(resume).config
         config = RunConfig.from_dict(stored | {"executor": executor,
@@ -361,19 +365,53 @@ def export(
 
 @app.command("import")
 def import_(
-    samples_file: Annotated[Path, typer.Argument(help="JSONL of {task_id, completion}.")],
+    samples_file: Annotated[Path | None, typer.Argument(
+        help="JSONL of {task_id, completion} (with --resume: the run's own file).")] = None,
     suite: Annotated[str, typer.Option(help="Suite the task ids belong to.")] = "humaneval",
+    workers: Annotated[int, typer.Option(help="Warm sandbox workers.")] = DEFAULT_WORKERS,
+    resume: Annotated[str | None, typer.Option(help="Continue a killed import.")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
     store_path: StoreOpt = None,
 ) -> None:
-    """Grade completions made elsewhere, as a new run."""
+    """Grade completions made elsewhere, as a new run (or finish a killed one)."""
+    store = open_store(store_path)
+    if resume:
+        samples_file, suite = imported_run(store, resume, samples_file)
+    elif samples_file is None:
+        raise UsageError("name a samples file (JSONL of {task_id, completion})")
+    run_id = run_import(store, samples_file, suite, workers, resume)
+    show(store, run_id, as_json)
+
+
+def imported_run(store: "Store", run_id: str, given: Path | None) -> tuple[Path, str]:
+    """The file and suite a stored import came from (a file given must be that one)."""
+    record = store.get_run(run_id)
+    origin = record.config.get("imported_from")
+    if not origin:
+        raise UsageError(f"--resume {run_id}: not an import (resume it with codetrial run)")
+    if given is not None and given.resolve() != Path(origin):
+        raise UsageError(f"--resume {run_id}: the run imported {origin}, not {given}")
+    return Path(origin), record.suite
+
+
+def run_import(store: "Store", path: Path, suite: str, workers: int,
+               resume: str | None) -> str:
     import asyncio
+    from contextlib import ExitStack
 
     from codetrial.runner.importer import import_samples
 
-    store = open_store(store_path)
-    run_id = asyncio.run(import_samples(store, samples_file, suite))
-    show(store, run_id, as_json)
+    with ExitStack() as stack:
+        def started(run_id: str, todo: int) -> Callable[["Sample"], None]:
+            note(f"import {run_id}: {path.name}, {todo} samples to grade")
+            return stack.enter_context(progress_bar(todo))
+
+        try:
+            return asyncio.run(import_samples(store, path, suite, workers, resume, started))
+        except KeyboardInterrupt:
+            note("interrupted: resume with  codetrial run --resume RUN_ID "
+                 "(see codetrial report)")
+            raise typer.Exit(130) from None
 
 
 def write_atomically(path: Path, text: str) -> None:

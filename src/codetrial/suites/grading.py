@@ -10,7 +10,7 @@ import random
 import traceback
 import types
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import CodeType
 from typing import Any
 
@@ -89,23 +89,43 @@ class CallCheck:
 class Replay:
     verdict: Verdict
     message: str = ""
+    ran_out: bool = False  # the check reached a call the program had not answered
+
+
+# How long a program answers before its answers are first judged. Most programs are done by
+# then; for one still running, an answer that already failed its check decides (as the check
+# would stop there), and only a program whose answers so far all pass runs again, in full.
+FIRST_LOOK_SECONDS = 0.05
 
 
 async def grade_by_value(check: CallCheck, code: str, sandbox: Sandbox, limits: Limits) -> Grade:
     """The model's `check.entry` answers the test's calls in the sandbox; the test judges the
-    answers here. Should the test call with other arguments than it did the reference, the
-    whole check runs in the sandbox instead, apart from the model's code (codetrial_judge)."""
+    answers here, in its own order (see FIRST_LOOK_SECONDS). Should the test call with other
+    arguments than it did the reference, the whole check runs in the sandbox instead, apart
+    from the model's code (codetrial_judge)."""
     calls = record_calls(check)
-    program = judged_program("answer_calls", code, check.entry)
-    outcome = await sandbox.run(Program(code=program, stdin=calls_text(check, calls)), limits)
+    program = Program(code=judged_program("answer_calls", code, check.entry),
+                      stdin=calls_text(check, calls))
+    first = replace(limits, wall_seconds=min(limits.wall_seconds, FIRST_LOOK_SECONDS))
+    outcome = await sandbox.run(program, first)
+    seconds = outcome.wall_seconds
     try:
         replayed = replay(check, calls, answers_of(outcome), outcome)
+        if outcome.status == "timeout" and first != limits and not _failed(replayed):
+            outcome = await sandbox.run(program, limits)  # no answer failed yet: in full
+            seconds += outcome.wall_seconds
+            replayed = replay(check, calls, answers_of(outcome), outcome)
     except Diverged:
         return await _grade_apart(check, code, sandbox, limits)
     message = "" if replayed.verdict == Verdict.PASSED else _join(replayed.message,
                                                                    program_output(outcome))
     return Grade(replayed.verdict, [TestResult("check", replayed.verdict, message)], message,
-                 outcome.wall_seconds, tried_details(outcome))
+                 seconds, tried_details(outcome))
+
+
+def _failed(replayed: Replay) -> bool:
+    """An answer failed its check (the verdict stands whatever later calls would do)."""
+    return not replayed.ran_out and replayed.verdict != Verdict.PASSED
 
 
 async def _grade_apart(check: CallCheck, code: str, sandbox: Sandbox, limits: Limits) -> Grade:
@@ -186,7 +206,8 @@ def replay(check: CallCheck, calls: list[Any], answers: list[Any], ended: Outcom
         raise
     except _RanOut:
         return Replay(verdict_of(ended) if ended.status != "ok" else Verdict.ERROR,
-                      "the program ended before it answered every call of the test")
+                      "the program ended before it answered every call of the test",
+                      ran_out=True)
     except Exception as exc:  # noqa: BLE001 - any failure of the check is the answer's
         return Replay(_exception_verdict(exc), _traceback_text(exc))
     return Replay(Verdict.PASSED)

