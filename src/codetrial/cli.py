@@ -14,7 +14,7 @@ import typer
 
 from codetrial.core import UsageError
 from codetrial.lazy_commands import LazyGroup, lazy_groups
-from codetrial.runner.early import DEFAULT_WORKERS
+from codetrial.runner.defaults import DEFAULT_WORKERS
 
 if TYPE_CHECKING:  # imported by the commands that use them: `--help` needs none of them
     from rich.console import Console

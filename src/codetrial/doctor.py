@@ -4,18 +4,10 @@ from __future__ import annotations
 
 import shutil
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from codetrial.core import UsageError
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    ok: bool
-    detail: str
-    required: bool = False  # a failed required check makes doctor exit 1
+from codetrial.core.check import Check
 
 
 def checks(home: Path) -> list[Check]:

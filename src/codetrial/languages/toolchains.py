@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from codetrial.core import UsageError
-from codetrial.doctor import Check
+from codetrial.core.check import Check
 from codetrial.languages.base import LANGUAGES, get_language
 
 

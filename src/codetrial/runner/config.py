@@ -12,7 +12,7 @@ from types import NoneType, UnionType
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from codetrial.core.errors import UsageError
-from codetrial.runner.early import DEFAULT_WORKERS
+from codetrial.runner.defaults import DEFAULT_WORKERS
 
 # What start_run (and import) store beside the config; a resume reads past them.
 STORED_BESIDE = frozenset({"suite_version", "planned_samples", "toolchains", "unskipped",

@@ -14,9 +14,10 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from codetrial.runner.defaults import DEFAULT_WORKERS
+
 if TYPE_CHECKING:
     from codetrial.runner.config import RunConfig
-    from codetrial.runner.executors import LocalExecutor
     from codetrial.sandbox import Sandbox
 
 Key = tuple[int, tuple[str, ...], tuple[str, ...]]  # workers, preload, hidden paths
@@ -29,7 +30,6 @@ BUILD_SWITCH_SECONDS = 0.0005
 # until then the thread's work is the run's critical path, and the command's imports would
 # take half of the GIL from it (the processes started 145 ms after begin instead of 70).
 HEAD_START_SECONDS = 0.5
-DEFAULT_WORKERS = 2  # the sandbox's workers when the command line does not say
 
 
 class _Build:
@@ -127,12 +127,10 @@ def _start(build: _Build) -> None:
 
 
 async def take(workers: int, preload: tuple[str, ...], hidden: tuple[str, ...]
-               ) -> LocalExecutor | None:
+               ) -> Sandbox | None:
     """The sandbox begun earlier if it is the one wanted, else None; every other is closed.
     A build that failed gives None too: the caller starts one, and reports its failure."""
     import asyncio
-
-    from codetrial.runner.executors import LocalExecutor
 
     taken = None
     while _begun:
@@ -141,7 +139,7 @@ async def take(workers: int, preload: tuple[str, ...], hidden: tuple[str, ...]
         if build.sandbox is None:
             continue
         if taken is None and build.key == (workers, tuple(preload), tuple(hidden)):
-            taken = LocalExecutor(workers, preload, hidden, sandbox=build.sandbox)
+            taken = build.sandbox
         else:
             await build.sandbox.aclose()
     return taken

@@ -72,8 +72,10 @@ async def start_executor(config: RunConfig, preload: tuple[str, ...] = (),
 
         executor = await RayExecutor.start(config.ray_address, preload=preload, hidden=hidden)
     else:
-        executor = (await early.take(config.sandbox_workers, preload, hidden)
-                    or await _start_local(config.sandbox_workers, preload, hidden))
+        workers = config.sandbox_workers
+        begun = await early.take(workers, preload, hidden)
+        executor = (LocalExecutor(workers, preload, hidden, sandbox=begun) if begun is not None
+                    else await _start_local(workers, preload, hidden))
     if unmasked := getattr(executor, "unmasked", []):
         print(f"codetrial: warning: the {executor.mode} sandbox cannot mask these answer keys "
               f"(only file permissions guard them): {', '.join(unmasked)}", file=sys.stderr)
