@@ -111,7 +111,7 @@ def test_mistake_table_has_a_column_per_contender(store):
 def test_summary_keeps_infra_errors_out_of_the_rate(store):
     row = summary_row(load_runs(store, [completion_run(store)])[0])
     assert row[3] == ("50.0%\n[9.5%, 90.5%]", "num")  # 1 of 2 graded, not 1 of 3
-    assert row[5] == ("1", "num")
+    assert row[5] == ("infra errors 1\nfailed 1\npassed 1", "num")
 
 
 def test_drilldown_puts_failures_first_and_shows_every_part_of_a_try(store):

@@ -9,10 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from codetrial.core import Verdict
 from codetrial.report.page import esc, esc_text
 from codetrial.report.runs import RunView, settings
 from codetrial.report.state import is_finished, resume_command, state_text
-from codetrial.report.terminal import format_estimate
+from codetrial.report.terminal import format_estimate, verdict_meaning
 from codetrial.report.usage_text import cost_text, tokens_text
 
 FOLD_ITEMS = 5  # a setting with more items than this shows its count, the list on demand
@@ -30,8 +31,8 @@ class Markup:
 Cell = str | tuple[str, str] | Markup  # text, or (text, css class), escaped when built
 
 SUMMARY_HEADERS = ("run", "contender", "suite", "pass rate (95% CI)", "pass@k (95% CI)",
-                   "infra errors (not counted)", "tasks, samples, tokens, cost, seconds",
-                   "state", "settings")
+                   "verdicts (infra errors not counted)",
+                   "tasks, samples, tokens, cost, seconds", "state", "settings")
 
 
 def html_table(headers: tuple[str, ...] | list[str], rows: list[list[Cell]]) -> str:
@@ -51,7 +52,15 @@ def _cell(cell: Cell) -> str:
 
 
 def summary_table(runs: list[RunView]) -> str:
-    return html_table(SUMMARY_HEADERS, [summary_row(run) for run in runs])
+    """The runs, and what each verdict they show means."""
+    return (html_table(SUMMARY_HEADERS, [summary_row(run) for run in runs])
+            + verdict_legend(runs))
+
+
+def verdict_legend(runs: list[RunView]) -> str:
+    shown = sorted({v for run in runs for v in run.summary.get("verdict_counts") or {}})
+    items = "; ".join(esc(f"{v}: {verdict_meaning(v)}") for v in shown if verdict_meaning(v))
+    return f'<p class="small">Verdicts: {items}.</p>' if items else ""
 
 
 def _estimate(estimate: dict[str, float] | None) -> str:
@@ -67,9 +76,16 @@ def summary_row(run: RunView) -> list[Cell]:
         (run.run_id, "id"), run.contender,
         (f"{run.record.suite}\n{s.get('suite_version') or ''}", "small"),
         (_estimate(s["pass_rate"]), "num"), (pass_at or "-", "num"),
-        (str(s["infra_errors"]), "num"), (_work(s), "num"),
+        (_verdicts(s), "num"), (_work(s), "num"),
         state_cell(s), settings_cell(settings(run)),
     ]
+
+
+def _verdicts(s: dict[str, Any]) -> str:
+    """The count of each verdict; infra errors first, being left out of every rate."""
+    counts = sorted((s.get("verdict_counts") or {}).items())
+    lines = [f"{v} {n}" for v, n in counts if not Verdict(v).is_infra]
+    return "\n".join([f"infra errors {s['infra_errors']}", *lines])
 
 
 def _work(s: dict[str, Any]) -> str:

@@ -7,6 +7,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from codetrial.core import Verdict
+from codetrial.report.language_table import by_try_text, language_table
 from codetrial.report.state import is_finished, resume_command, state_text
 from codetrial.report.usage_text import cost_text, tokens_text, truncated_text
 
@@ -15,6 +17,7 @@ CORE_FIELDS = {"run_id", "suite", "model", "protocol", "tasks", "samples", "pass
                "fresh_cost_usd", "reasoning_tokens", "truncated_replies",
                "model_seconds", "test_seconds", "finished", "tried", "planned_samples"}
 CHART_ROWS = {"groups"}  # a row per schema, for the chart: --json and --html show them
+OWN_TABLES = {"by_language"}  # printed as tables of their own, after the summary
 
 
 def _plain(value: Any) -> str:
@@ -22,11 +25,26 @@ def _plain(value: Any) -> str:
         return f"{value:.3f}"
     if isinstance(value, list):
         return ", ".join(_plain(v) for v in value)
+    if isinstance(value, dict) and not {"value", "low", "high"} <= value.keys():
+        return "\n".join(f"{k}: {_plain(v)}" for k, v in value.items())
     if isinstance(value, dict) and {"value", "low", "high"} <= value.keys():
         if value["value"] is None:
             return "undefined"
         return f"{value['value']:.3f} [{value['low']:.3f}, {value['high']:.3f}]"
     return str(value)
+
+
+def verdicts_text(counts: dict[str, int]) -> str:
+    """`error 9: the code raised, or did not build`, a line per verdict."""
+    return "\n".join(f"{verdict} {n}: {verdict_meaning(verdict)}" for verdict, n in sorted(
+        counts.items()))
+
+
+def verdict_meaning(verdict: str) -> str:
+    try:
+        return Verdict(verdict).meaning
+    except ValueError:  # a suite's own verdict (spec-to-code: ok, partial, ...)
+        return ""
 
 
 def tried_text(tried: dict[str, Any], shown: int = 10) -> str:
@@ -64,16 +82,20 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
         table.add_row(f"pass@{k} (95% CI)", format_estimate(est))
     table.add_row("infra errors (not counted)", str(summary["infra_errors"]))
     table.add_row("tried to cheat (no verdict)", tried_text(summary.get("tried") or {}))
-    table.add_row("verdicts", ", ".join(f"{v} {n}" for v, n in
-                                        sorted(summary["verdict_counts"].items())))
+    table.add_row("verdicts", verdicts_text(summary["verdict_counts"]))
     table.add_row("tokens / cost", f"{tokens_text(summary)} / {cost_text(summary)}")
     table.add_row("truncated by the output budget", truncated_text(summary))
     table.add_row("model s / test s", f"{summary['model_seconds']:.1f} / "
                                       f"{summary['test_seconds']:.1f}")
+    if summary.get("pass_rate_by_try"):
+        table.add_row("pass rate by try (95% CI)", by_try_text(summary))
+    shown = CORE_FIELDS | CHART_ROWS | OWN_TABLES | {"pass_rate_by_try"}
     for key, value in summary.items():
-        if key not in CORE_FIELDS | CHART_ROWS and not key.endswith("_interval"):
+        if key not in shown and not key.endswith(("_interval", "_repeats")):
             table.add_row(key.replace("_", " "), _plain(value))
     console.print(table)
+    if summary.get("by_language"):
+        console.print(language_table(summary["by_language"]))
     if not finished:  # on a line of its own, so that it is never wrapped
         console.print(f"complete it with: {resume_command(summary['run_id'])}", soft_wrap=True,
                       style="bold red")
