@@ -12,7 +12,8 @@ def summary() -> dict:
     by_try = [wilson(20, 26).as_dict()]
     return {"run_id": "r1", "suite": "polyglot", "model": "m", "protocol": "edit",
             "finished": True, "tasks": 30, "samples": 30, "passed": 22,
-            "pass_rate": wilson(22, 30).as_dict(), "pass_at_interval": {"1": wilson(0, 4).as_dict()},
+            "pass_rate": wilson(22, 30).as_dict(),
+            "pass_at_interval": {"1": wilson(0, 4).as_dict()},
             "infra_errors": 0, "tried": {}, "tokens": 10, "cost_usd": None,
             "verdict_counts": {"error": 9, "not-generated": 11, "passed": 10},
             "model_seconds": 1.0, "test_seconds": 2.0, "pass_rate_by_try": [0.77],
