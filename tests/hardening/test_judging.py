@@ -10,8 +10,8 @@ import math
 import pytest
 
 from codetrial.core import Verdict
+from codetrial.inside import plain
 from codetrial.sandbox import Limits, Sandbox
-from codetrial.sandbox import _plain as plain
 from codetrial.suites import create_suite
 from codetrial.suites.grading import CallCheck, grade_by_value
 from tests.suites.exercism_fixture import make_exercises, write

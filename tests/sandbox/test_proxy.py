@@ -1,4 +1,4 @@
-"""The proxies between the tests' process and the model's (sandbox/_proxy.py), both ends in one
+"""The proxies between the tests' process and the model's (inside/proxy.py), both ends in one
 process here (a thread serves the model's end): what crosses as a copy, what as a handle, and
 what the tests' end refuses."""
 
@@ -18,7 +18,9 @@ from fractions import Fraction
 
 import pytest
 
-from codetrial.sandbox import _proxy as proxy
+from codetrial.inside import standalone
+
+proxy = standalone("proxy")
 
 MODEL = '''
 class Yes:

@@ -19,7 +19,7 @@ import pytest
 import codetrial
 from codetrial.sandbox import Program, Sandbox, bwrap, bytecode, launch
 from codetrial.sandbox.judged import STDLIB
-from codetrial.sandbox.launch import PRELOADED, Options
+from codetrial.sandbox.launch import MODULE_FILES, PRELOADED, WORKER_PARTS, Options
 
 SRC = str(Path(codetrial.__file__).resolve().parents[1])
 WORKER_PYC = f"{bwrap.PYCACHE}/{bytecode.pyc_name(bwrap.WORKER_NAME)}"
@@ -184,7 +184,7 @@ def test_the_worker_and_its_modules_run_from_their_pycs(sandbox: Sandbox, own_ca
     assert out.status == "ok", out.stderr
     assert out.report["main"] == WORKER_PYC
     assert out.report["proxy_cached"] == PROXY_PYC
-    wanted = [bytecode.pyc_name(n) for n in (*PRELOADED, bwrap.WORKER_NAME)]
+    wanted = [bytecode.pyc_name(n) for n in (*MODULE_FILES, bwrap.WORKER_NAME)]
     assert out.report["pycache"] == sorted(wanted)
     assert launch._bytecode().startswith(str(own_cache / "bytecode") + "/")
 
@@ -259,17 +259,17 @@ def test_the_worker_adds_pth_paths_but_never_runs_their_imports(
 
 
 def test_options_without_preload_load_all_our_modules_and_the_usual_stdlib() -> None:
-    assert Options().our_modules() == list(PRELOADED)
+    assert Options().our_modules() == list(MODULE_FILES)
     assert Options().other_modules() == list(STDLIB)
     assert Options(preload=("math",)).other_modules() == ["math"]
 
 
 def test_a_preload_tuple_loads_the_judges_and_unittest_only_when_named() -> None:
-    judges = [n for n in PRELOADED if n not in launch.UNITTEST_MODULES]
+    judges = [*WORKER_PARTS, *(n for n in PRELOADED if n not in launch.UNITTEST_MODULES)]
     assert "codetrial_judge" in judges and "codetrial_unittest" not in judges
     assert Options(preload=()).our_modules() == judges
     assert Options(preload=("numpy",)).our_modules() == judges
-    assert Options(preload=("codetrial_unittest",)).our_modules() == list(PRELOADED)
+    assert Options(preload=("codetrial_unittest",)).our_modules() == list(MODULE_FILES)
     assert Options(preload=("numpy", "codetrial_unittest", "codetrial_judge",
                             "duckdb")).other_modules() == ["numpy", "duckdb"]
 
@@ -309,7 +309,7 @@ def test_a_preload_tuple_replaces_the_usual_stdlib(bubblewrap: None) -> None:
 def test_the_default_sandbox_preloads_unittest(sandbox: Sandbox) -> None:
     out = sandbox.run_sync(Program(code=WORKER_VIEW))
     assert out.status == "ok", out.stderr
-    assert out.report["loaded"] == sorted(PRELOADED)
+    assert out.report["loaded"] == sorted(MODULE_FILES)
 
 
 # --- the mode probe's worker is kept -------------------------------------------------------

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
+from codetrial.inside.plain import RANDOM_SEED
 from codetrial.sandbox import Outcome, _plain
-from codetrial.sandbox._plain import RANDOM_SEED
 from codetrial.suites import grading
 from codetrial.suites.grading import CallCheck
 

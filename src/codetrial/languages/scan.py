@@ -59,7 +59,7 @@ PATTERNS: dict[str, list[tuple[str, str]]] = {
         ("changes the exercise's files", r"(?:write|append|unlink|rename|symlink|rm|copyFile)"
                                          r"(?:File)?(?:Sync)?\s*\(\s*['\"`]\.\./|babel\.config"),
     ],
-    "python": [  # the code runs in a process of its own (sandbox/_unittest.py): its attempts
+    "python": [  # the code runs in a process of its own (inside/unittest.py): its attempts
         ("raises the tests' control exceptions", r"\b_ShouldStop\b|\bSkipTest\b|"
                                                  r"\bskipTest\s*\(|\bunittest\.case\b"),
         ("signals other processes", r"\bos\.kill(?:pg)?\s*\(|\bpthread_kill\b|\bSIGSTOP\b|"

@@ -1,49 +1,32 @@
 """The embedded model's runtime: llama.cpp in a process of its own, serving one request at a time.
 
 Run as a script (`python -P _llama_child.py GGUF N_CTX`) by models/llama_runtime.py. It reads
-length-prefixed JSON requests on stdin and answers on the descriptor that was stdout; the real
-stdout is pointed at stderr first, so that nothing llama.cpp prints can garble an answer. It ends
-at the end of its input, which is also what it sees when the harness dies (no parent-death
-signal: that fires when the spawning *thread* ends, and requests come from short-lived threads).
-A crash here (an instruction the CPU lacks, a segfault, the OOM killer) ends this process only.
+length-prefixed JSON requests (inside/frames.py) on stdin and answers on the descriptor that
+was stdout; the real stdout is pointed at stderr first, so that nothing llama.cpp prints can
+garble an answer. It ends at the end of its input, which is also what it sees when the harness
+dies (no parent-death signal: that fires when the spawning *thread* ends, and requests come
+from short-lived threads). A crash here (an instruction the CPU lacks, a segfault, the OOM
+killer) ends this process only.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import struct
 import sys
 import time
 from typing import Any
 
-HEADER = struct.Struct(">I")
+from codetrial.inside.frames import read_message, write_message
 
-
-def read_exact(fd: int, n: int) -> bytes | None:
-    parts, need = [], n
-    while need:
-        chunk = os.read(fd, need)
-        if not chunk:
-            return None
-        parts.append(chunk)
-        need -= len(chunk)
-    return b"".join(parts)
+LIMIT = 1 << 30  # bytes of one request
 
 
 def receive(fd: int) -> dict | None:
-    head = read_exact(fd, HEADER.size)
-    if head is None:
-        return None
-    body = read_exact(fd, HEADER.unpack(head)[0])
-    return None if body is None else json.loads(body)
+    return read_message(fd, LIMIT)  # type: ignore[return-value]
 
 
 def send(fd: int, message: dict) -> None:
-    data = json.dumps(message).encode()
-    view = memoryview(HEADER.pack(len(data)) + data)
-    while view:
-        view = view[os.write(fd, view):]
+    write_message(fd, message)
 
 
 def load(path: str, n_ctx: int) -> Any:

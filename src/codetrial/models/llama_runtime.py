@@ -12,7 +12,6 @@ import atexit
 import json
 import os
 import signal
-import struct
 import subprocess
 import sys
 import tempfile
@@ -22,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codetrial.core.errors import InfraError
+from codetrial.inside.frames import HEADER, frame
 
 CHILD = Path(__file__).with_name("_llama_child.py")
 MAX_RESTARTS = 3
@@ -43,8 +43,7 @@ class RuntimeRefused(Exception):
 
 
 def _frame(message: dict) -> bytes:
-    data = json.dumps(message).encode()
-    return struct.pack(">I", len(data)) + data
+    return frame(json.dumps(message).encode())
 
 
 def how_it_ended(returncode: int | None) -> str:
@@ -115,9 +114,10 @@ class LlamaRuntime:
 
     def _receive(self, when: str) -> dict:
         assert self._proc is not None and self._proc.stdout is not None
-        head = self._proc.stdout.read(4)
-        body = self._proc.stdout.read(struct.unpack(">I", head)[0]) if len(head) == 4 else b""
-        if len(head) == 4 and body:
+        head = self._proc.stdout.read(HEADER.size)
+        whole = len(head) == HEADER.size
+        body = self._proc.stdout.read(HEADER.unpack(head)[0]) if whole else b""
+        if whole and body:
             return json.loads(body)
         pid, code = self._proc.pid, self._wait()
         self.crashes += 1

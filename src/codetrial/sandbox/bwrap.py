@@ -8,7 +8,7 @@ directory and data never are. Each choice here was checked with bwrap 0.8 as roo
   them in each child, and bwrap sets no_new_privs, so setuid binaries grant nothing); as another
   user we add `--unshare-user` and keep the uid.
 - An unprivileged program can still create a user namespace and be "root" in it: the worker
-  adds a seccomp filter for that (see _worker.py).
+  adds a seccomp filter for that (see inside/privileges.py).
 - bwrap creates the parent directories of a bind in its own root tmpfs, so binding
   /root/.pyenv/versions/X shows that one directory and nothing else of the 0700 /root (we
   create those parents 0755 ourselves: bwrap makes them 0700, untraversable for the program).

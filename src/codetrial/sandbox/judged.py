@@ -1,4 +1,4 @@
-"""Programs that use the modules every worker preloads (see `_judge.py` and `_unittest.py`).
+"""Programs that use the modules every worker preloads (`inside/judge.py`, `inside/unittest.py`).
 
 Such a program is one import and one call: it neither ships nor compiles the judging code.
 Nothing here knows a task; the suite chooses the function and its arguments.

@@ -27,10 +27,14 @@ UID_BASE = int(os.environ.get("CODETRIAL_SANDBOX_UID_BASE", "65100"))
 UID_SPAN = 400
 LOCK_DIR = "/tmp/codetrial-sandbox-uids"
 BUBBLEWRAP, PROCESS = "bubblewrap", "process"
-# Standalone modules of ours that programs import by these names (order: dependencies first).
-PRELOADED = {"codetrial_plain": "_plain.py", "codetrial_audit": "_audit.py",
-             "codetrial_proxy": "_proxy.py", "codetrial_judge": "_judge.py",
-             "codetrial_subject": "_subject.py", "codetrial_unittest": "_unittest.py"}
+# The worker's own modules (codetrial/inside/), which it imports at its start, and the
+# standalone modules that programs import, by these names (order: dependencies first).
+WORKER_PARTS = {f"codetrial_{name}": f"{name}.py" for name in (
+    "frames", "system", "privileges", "child", "capture", "outcome", "cleanup", "server")}
+PRELOADED = {"codetrial_plain": "plain.py", "codetrial_audit": "audit.py",
+             "codetrial_proxy": "proxy.py", "codetrial_judge": "judge.py",
+             "codetrial_subject": "subject.py", "codetrial_unittest": "unittest.py"}
+MODULE_FILES = {**WORKER_PARTS, **PRELOADED}
 # Loaded only when a sandbox's preload names codetrial_unittest (or preloads everything): it
 # imports unittest.mock, and with it asyncio, ssl and more, a third of a worker's start.
 UNITTEST_MODULES = ("codetrial_subject", "codetrial_unittest")
@@ -46,10 +50,12 @@ class Options:
     hidden: tuple[str, ...] = ()  # answer keys masked inside the sandbox (bubblewrap only)
 
     def our_modules(self) -> list[str]:
-        """Which of PRELOADED the workers load: all of them unless `preload` is given, then
-        those that do not need unittest, and unittest's if `preload` names it."""
+        """The worker's parts, and which of PRELOADED the workers load: all of them unless
+        `preload` is given, then those that do not need unittest, and unittest's if `preload`
+        names it."""
         wanted = self.preload is None or "codetrial_unittest" in self.preload
-        return [name for name in PRELOADED if wanted or name not in UNITTEST_MODULES]
+        return [*WORKER_PARTS,
+                *(name for name in PRELOADED if wanted or name not in UNITTEST_MODULES)]
 
     def other_modules(self) -> list[str]:
         """What the workers import besides ours: the standard library's modules and a suite's
@@ -119,14 +125,14 @@ def _is_real_user(uid: int) -> bool:
 
 
 def worker_file() -> str:
-    return str(resources.files("codetrial.sandbox").joinpath("_worker.py"))
+    return str(resources.files("codetrial.inside").joinpath("worker.py"))
 
 
 def module_files(names: list[str] | None = None) -> dict[str, str]:
     """Files of the modules workers preload for programs (see judged.py), by import name:
     `names`, else all of them."""
-    here = resources.files("codetrial.sandbox")
-    return {name: str(here.joinpath(PRELOADED[name])) for name in names or PRELOADED}
+    here = resources.files("codetrial.inside")
+    return {name: str(here.joinpath(MODULE_FILES[name])) for name in names or MODULE_FILES}
 
 
 def _config(uid: int | None, pidns: bool, workdir: str, options: Options,

@@ -1,6 +1,7 @@
 """Length-prefixed JSON between the harness and a worker, and Program/Outcome <-> messages.
 
-The worker (`_worker.py`) speaks the same framing with its own copy: it cannot import this.
+The frames are inside/frames.py's, which the worker speaks too; here they are read and written
+without blocking, against a deadline.
 """
 
 from __future__ import annotations
@@ -9,14 +10,13 @@ import base64
 import json
 import os
 import select
-import struct
 import time
 from dataclasses import fields
 from typing import Any
 
+from codetrial.inside.frames import HEADER, frame
 from codetrial.sandbox.types import Limits, Outcome, Program
 
-HEADER = struct.Struct(">I")
 MAX_MESSAGE = 1 << 30
 
 
@@ -34,8 +34,7 @@ def _wait(fd: int, events: int, deadline: float) -> None:
 
 
 def send(fd: int, obj: Any, deadline: float) -> None:
-    body = json.dumps(obj).encode()
-    view = memoryview(HEADER.pack(len(body)) + body)
+    view = memoryview(frame(json.dumps(obj).encode()))
     while view:
         _wait(fd, select.POLLOUT, deadline)
         try:

@@ -3,7 +3,7 @@
 Grading copies the exercise as it was shipped and then overwrites only the solution files with
 the model's versions, so a model-written conftest.py, sitecustomize.py or edited test file never
 reaches the run. Tests run with plain unittest in a warm forked sandbox child, and the model's
-code in a fresh interpreter beside it that never sees the tests (sandbox/_unittest.py): the
+code in a fresh interpreter beside it that never sees the tests (inside/unittest.py): the
 tests reach it through proxies. A test the files define that does not pass, for whatever reason,
 is not a pass; what the model's code tried (reading the tests, introspecting frames, patching
 unittest) is in `Grade.details["tried"]` and never changes the verdict.

@@ -15,8 +15,9 @@ from types import CodeType
 from typing import Any
 
 from codetrial.core import TestResult, Verdict
-from codetrial.sandbox import Limits, Outcome, Program, Sandbox, _plain
-from codetrial.sandbox._plain import ANSWER_PREFIX, RANDOM_SEED
+from codetrial.inside import plain as _plain
+from codetrial.inside.plain import ANSWER_PREFIX, RANDOM_SEED
+from codetrial.sandbox import Limits, Outcome, Program, Sandbox
 from codetrial.sandbox.judged import judged_program
 from codetrial.suites.base import Grade
 
@@ -61,7 +62,7 @@ def failure_text(outcome: Outcome, limit: int = 4000) -> str:
 # A test like HumanEval's `check(candidate)` calls one function with data. It is run here, in
 # the harness, twice: once with the reference solution to record every call's arguments, and
 # once per sample with a `candidate` that replays the model's answers to those calls, computed
-# in the sandbox as plain values (see sandbox/_judge.py). The model's code never runs in the
+# in the sandbox as plain values (see inside/judge.py). The model's code never runs in the
 # process that judges it, so no patched builtin, lying __eq__ or early exit can pass a check.
 # Inputs a test draws at random come from a seeded generator, the same on both runs.
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from codetrial.sandbox import _plain
+from codetrial.inside import plain as _plain
 from codetrial.suites import grading
 from codetrial.suites.data_cache import SuiteDataCache, data_key, parts_digest
 from codetrial.suites.grading import CallCheck

@@ -30,15 +30,14 @@ import builtins
 import json
 import math
 import operator
-import os
-import struct
 import sys
 import types
+
+import codetrial_frames as frames
 
 __unittest = True  # unittest leaves this module's frames out of the tracebacks it prints
 PROXY_MARK = "__codetrial_proxy__"  # in this module's globals: frames to drop from tracebacks
 __codetrial_proxy__ = True
-_FRAME = struct.Struct(">I")
 MAX_FRAME = 64 << 20
 MAX_DEPTH = 200
 _ATOMS = (type(None), bool, str)
@@ -256,31 +255,15 @@ def remote_module(conn: Connection, name: str, handle: object) -> RemoteModule:
 # ---------------------------------------------------------------- frames
 
 
-def send_frame(fd: int, data: bytes) -> None:
-    view = memoryview(_FRAME.pack(len(data)) + data)
-    while view:
-        view = view[os.write(fd, view):]
+send_frame = frames.send_frame
 
 
 def recv_frame(fd: int) -> bytes | None:
-    head = _read_exact(fd, _FRAME.size)
-    if head is None:
-        return None
-    (size,) = _FRAME.unpack(head)
-    if size > MAX_FRAME:
-        raise ProxyError(f"the other side sent a {size}-byte message")
-    return _read_exact(fd, size)
+    try:
+        return frames.recv_frame(fd, MAX_FRAME)
+    except frames.FrameTooLarge as exc:
+        raise ProxyError(str(exc)) from None
 
-
-def _read_exact(fd: int, n: int) -> bytes | None:
-    parts, need = [], n
-    while need:
-        chunk = os.read(fd, min(need, 1 << 20))
-        if not chunk:
-            return None
-        parts.append(chunk)
-        need -= len(chunk)
-    return b"".join(parts)
 
 
 # ---------------------------------------------------------------- the connection

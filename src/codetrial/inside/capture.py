@@ -1,0 +1,210 @@
+"""Watching one child: its output captured within budget, its stdin fed, its time kept."""
+
+from __future__ import annotations
+
+import _ast  # noqa: F401 - compile() makes its ~120 AST types on first use: 2 ms in every child
+import math
+import os
+import resource
+import select
+import signal
+import time
+
+from codetrial_child import Channels
+from codetrial_system import (
+    CHUNK,
+    DRAIN_SECONDS,
+    ERRPIPE_CAP,
+    OUTPUT_HARD_FACTOR,
+    RESULT_CAP,
+    TRICKLE_BYTES,
+    TRICKLE_SECONDS,
+    reap_others,
+)
+
+
+class Capture:
+    """Keeps the first `keep` bytes of a stream and counts the rest."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep, self.total, self.data, self.eof = keep, 0, bytearray(), False
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.keep - len(self.data)
+        if room > 0:
+            self.data += chunk[:room]
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > self.keep
+
+    def text(self, label: str, at_least: bool) -> str:
+        text = self.data.decode("utf-8", "replace")
+        if self.truncated:
+            total = f"{'at least ' if at_least else ''}{self.total} bytes"
+            text += f"\n[codetrial: {label} truncated: {total} written, first {self.keep} kept]"
+        return text
+
+
+class Watch:
+    """Feeds stdin, captures output, and enforces the wall-time and output limits of one child."""
+
+    def __init__(self, pid: int, ch: Channels, limits: dict, stdin: bytes, harness: int) -> None:
+        self.pid, self.ch, self.limits, self.harness = pid, ch, limits, harness
+        self.started = time.monotonic()
+        self.killed_for: str | None = None
+        self.over_cap = ""
+        keep = int(limits["max_output_bytes"])
+        self.hard_cap = max(keep * OUTPUT_HARD_FACTOR, 256 * 1024)
+        caps = {"stdout": keep, "stderr": keep, "result": RESULT_CAP, "setup": ERRPIPE_CAP}
+        self.captures = {fd: Capture(caps[name]) for name, fd in ch.readers().items()}
+        self.stdin = memoryview(stdin)
+        self.resting: dict[int, float] = {}  # fd of a trickling stream -> when it is read again
+        self.status = 0
+        self.rusage: resource.struct_rusage | None = None
+        self.wall = 0.0
+
+    def capture(self, name: str) -> Capture:
+        return self.captures[self.ch.readers()[name]]
+
+    def run(self) -> None:
+        # plain poll: no epoll descriptor per program, and no selector objects to make (in the
+        # worker every page written after a fork costs a fault)
+        sel = select.poll()
+        for fd in self.captures:  # each starts resting: most programs are done before it wakes
+            os.set_blocking(fd, False)
+            sel.register(fd, 0)
+            self.resting[fd] = self.started + TRICKLE_SECONDS
+        pidfd = self._pidfd(sel)
+        # only a hang-up: the harness may have sent the next request already (see _Slot)
+        sel.register(self.harness, 0)
+        if self.stdin:
+            os.set_blocking(self.ch.stdin_w, False)
+            sel.register(self.ch.stdin_w, select.POLLOUT)
+        else:
+            self._close_stdin()
+        try:
+            self._loop(sel)
+        finally:
+            self._close_stdin()
+            if pidfd is not None:
+                os.close(pidfd)
+        self._finish()
+
+    def _pidfd(self, sel: select.poll) -> int | None:
+        try:
+            pidfd = os.pidfd_open(self.pid)
+        except (AttributeError, OSError):
+            return None  # the loop still polls the child every 0.25 s
+        sel.register(pidfd, select.POLLIN)
+        return pidfd
+
+    def _loop(self, sel: select.poll) -> None:
+        deadline = self.started + float(self.limits["wall_seconds"])
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.killed_for = "timeout"
+                return
+            for fd, _ in sel.poll(math.ceil(self._wait_for(remaining) * 1000)):
+                if fd == self.harness:
+                    self.killed_for = "abandoned"
+                    return
+                if fd == self.ch.stdin_w:
+                    self._feed_stdin(sel)
+                elif fd in self.captures:
+                    self._read(sel, fd)
+            self._wake_rested(sel)
+            reap_others(self.pid)
+            self.over_cap = self._over_cap()
+            if self.over_cap:
+                self.killed_for = "output_limit"
+                return
+            if os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT):
+                return
+
+    def _wait_for(self, remaining: float) -> float:
+        """Seconds until the next poll must end: the deadline, a resting stream, 0.25 at most."""
+        wait = min(remaining, 0.25)
+        if self.resting:
+            wait = min(wait, max(0.0, min(self.resting.values()) - time.monotonic()))
+        return wait
+
+    def _wake_rested(self, sel: select.poll) -> None:
+        now = time.monotonic()
+        for fd, until in list(self.resting.items()):
+            if until <= now:
+                del self.resting[fd]
+                sel.modify(fd, select.POLLIN)
+
+    def _read(self, sel: select.poll | None, fd: int) -> None:
+        try:
+            chunk = os.read(fd, CHUNK)
+        except BlockingIOError:
+            return
+        if chunk:
+            self.captures[fd].add(chunk)
+            if sel is not None and len(chunk) < TRICKLE_BYTES:  # the pipe holds what comes
+                sel.modify(fd, 0)  # meanwhile; a hang-up still wakes the loop
+                self.resting[fd] = time.monotonic() + TRICKLE_SECONDS
+            return
+        self.captures[fd].eof = True
+        self.resting.pop(fd, None)
+        if sel is not None:
+            sel.unregister(fd)
+
+    def _feed_stdin(self, sel: select.poll) -> None:
+        try:
+            self.stdin = self.stdin[os.write(self.ch.stdin_w, self.stdin[:CHUNK]):]
+        except BlockingIOError:
+            return
+        except OSError:  # the program closed its stdin: what it did not read is dropped
+            self.stdin = self.stdin[:0]
+        if not self.stdin:
+            sel.unregister(self.ch.stdin_w)
+            self._close_stdin()
+
+    def _close_stdin(self) -> None:
+        if self.ch.stdin_w >= 0:
+            os.close(self.ch.stdin_w)
+            self.ch.stdin_w = -1
+
+    def _over_cap(self) -> str:
+        """Why the program has written too much to go on, or ""."""
+        out = self.capture("stdout").total + self.capture("stderr").total
+        if out > self.hard_cap:
+            return f"killed after writing more than {self.hard_cap} bytes of output"
+        if self.capture("result").total > RESULT_CAP:
+            return f"killed after writing more than {RESULT_CAP} bytes of results"
+        return ""
+
+    def _finish(self) -> None:
+        if self.killed_for:
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(self.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        _, self.status, self.rusage = os.wait4(self.pid, 0)
+        self.wall = time.monotonic() - self.started
+
+    def drain(self) -> None:
+        """Read what is left once every writer is dead, then close the read ends."""
+        end = time.monotonic() + DRAIN_SECONDS
+        for fd, cap in self.captures.items():
+            while not cap.eof and time.monotonic() < end:
+                if not select_readable(fd, end - time.monotonic()):
+                    break
+                self._read(None, fd)
+            os.close(fd)
+
+    @property
+    def cpu_seconds(self) -> float:
+        return self.rusage.ru_utime + self.rusage.ru_stime if self.rusage else 0.0
+
+
+def select_readable(fd: int, timeout: float) -> bool:
+    sel = select.poll()
+    sel.register(fd, select.POLLIN)
+    return bool(sel.poll(math.ceil(max(timeout, 0) * 1000)))
