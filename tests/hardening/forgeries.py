@@ -2,7 +2,7 @@
 
 HUMANEVAL: answers to HumanEval tasks (graded by value: see suites/grading.py).
 EDITING: versions of two_fer.py for the Exercism two-fer exercise (graded by plain unittest beside
-the model's own process: see sandbox/_unittest.py); each is wrong (it says 'nope') and adds a trick.
+the model's own process: see inside/unittest.py); each is wrong (it says 'nope') and adds a trick.
 FILLS: Python expressions for the hole of a YAML case (graded apart from the test: see
 codetrial_judge.check_names); each is wrong and tries to look right to `==`, `repr` or `assert`.
 """

@@ -7,8 +7,9 @@ import random
 
 import pytest
 
+from codetrial.inside import plain as _plain
 from codetrial.inside.plain import RANDOM_SEED
-from codetrial.sandbox import Outcome, _plain
+from codetrial.sandbox import Outcome
 from codetrial.suites import grading
 from codetrial.suites.grading import CallCheck
 

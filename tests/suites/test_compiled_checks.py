@@ -12,7 +12,8 @@ from dataclasses import replace
 
 import pytest
 
-from codetrial.sandbox import Outcome, _plain
+from codetrial.inside import plain as _plain
+from codetrial.sandbox import Outcome
 from codetrial.suites import compiled_checks, grading
 from codetrial.suites.compiled_checks import remember_code, source_key
 from codetrial.suites.data_cache import SuiteDataCache

@@ -198,7 +198,8 @@ _STDLIB = os.path.dirname(os.__file__)
 # each program's recorder then makes no lstat calls for them (half a millisecond)
 _REAL_AT_LOAD = {p: os.path.realpath(p) for p in sys.path if p and os.path.isabs(p)}
 _MISSING = object()
-OURS = ("codetrial_proxy", "codetrial_audit", "codetrial_subject")  # the subject's machinery
+OURS = ("codetrial_frames", "codetrial_proxy", "codetrial_audit",
+        "codetrial_subject")  # the subject's machinery
 
 
 def _real(path: str) -> str:

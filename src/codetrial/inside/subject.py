@@ -1,10 +1,11 @@
 """The subject: a fresh interpreter where the model's code runs, apart from its tests.
 
-Standalone (stdlib, `codetrial_proxy` and `codetrial_audit`): the tests' process starts it with
-`start` (a new `python -I -S`, not a fork, so no memory of the tests' process comes along), in a
-directory that holds only the solution and the files that are not tests, with a clean
-environment and no descriptors but its two pipes and stdout/stderr. It imports the model's modules
-when the tests ask, and answers requests about their objects until the pipes close.
+Standalone (stdlib, `codetrial_frames`, `codetrial_proxy`, `codetrial_audit`): the tests'
+process starts it with `start` (a new `python -I -S`, not a fork, so no memory of the tests'
+process comes along), in a directory that holds only the solution and the files that are not
+tests, with a clean environment and no descriptors but its two pipes and stdout/stderr. It
+imports the model's modules when the tests ask, and answers requests about their objects until
+the pipes close.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ for name, (path, code) in marshal.loads(sys.stdin.buffer.read()).items():
     exec(code, module.__dict__)
 sys.modules["codetrial_subject"].main(cfg)
 """
-MODULES = ("codetrial_proxy", "codetrial_audit", "codetrial_subject")
+MODULES = ("codetrial_frames", "codetrial_proxy", "codetrial_audit", "codetrial_subject")
 
 
 @functools.cache
