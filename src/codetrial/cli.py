@@ -4,9 +4,7 @@ import functools
 import gc
 import json
 import sys
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -14,6 +12,7 @@ import typer
 
 from codetrial.core import UsageError
 from codetrial.lazy_commands import LazyGroup, lazy_groups
+from codetrial.report.progress import note
 from codetrial.runner.defaults import DEFAULT_WORKERS
 
 if TYPE_CHECKING:  # imported by the commands that use them: `--help` needs none of them
@@ -38,11 +37,6 @@ def console() -> "Console":
     from rich.console import Console
 
     return Console()
-
-
-def note(text: str) -> None:
-    """A line for the user on stderr, as it is (a log keeps it whole: no wrapping)."""
-    print(text, file=sys.stderr, flush=True)
 
 
 StoreOpt = Annotated[Path | None, typer.Option("--store", help="Run store (SQLite file).")]
@@ -190,6 +184,8 @@ async def run_async(store: "Store", config: "RunConfig", resume: str | None) -> 
         work = pending(store, run_id, plan)
         note(f"run {run_id}: {config.suite} x {plan.model.name}, "
              f"{len(plan.tasks)} tasks x {config.samples} samples, {len(work)} to do")
+        from codetrial.report.progress import progress_bar
+
         with progress_bar(len(work), plan.limiter) as on_sample:
             gc.freeze()  # what start-up made stays: later collections need not look at it
             gc.enable()
@@ -201,82 +197,6 @@ async def run_async(store: "Store", config: "RunConfig", resume: str | None) -> 
     finally:
         await plan.aclose()  # the model, and the executor if the run never started
     return run_id
-
-
-class Tally:
-    """The running pass rate (infra errors left out) and the API limiter's state."""
-
-    def __init__(self, limiter: Any = None) -> None:
-        self.limiter, self.done, self.passed, self.graded = limiter, 0, 0, 0
-
-    def add(self, sample: "Sample") -> None:
-        self.done += 1
-        if not sample.is_infra_error:
-            self.graded += 1
-            self.passed += sample.passed
-
-    @property
-    def rate(self) -> str:
-        return f"{self.passed / self.graded:.1%}" if self.graded else "-"
-
-    @property
-    def api(self) -> str:
-        return str(self.limiter.state()) if self.limiter is not None else ""
-
-
-@contextmanager
-def progress_bar(total: int, limiter: Any = None) -> Iterator[Callable[["Sample"], None]]:
-    """A live bar with ETA on a terminal; elsewhere (a log, a pipe) a plain line now and
-    then and one at the end, which needs neither rich nor a refresh thread."""
-    tally = Tally(limiter)
-    display = _live_bar if sys.stderr.isatty() else _progress_lines
-    with display(total, tally) as update:
-        def on_sample(sample: "Sample") -> None:
-            tally.add(sample)
-            update()
-
-        yield on_sample
-
-
-@contextmanager
-def _live_bar(total: int, tally: Tally) -> Iterator[Callable[[], None]]:
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("pass {task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-               TextColumn("{task.fields[api]}"))
-    with Progress(*columns, console=Console(stderr=True)) as progress:
-        bar = progress.add_task("samples", total=total, rate="-", api="")
-        yield lambda: progress.update(bar, advance=1, rate=tally.rate, api=tally.api)
-
-
-PLAIN_PROGRESS_SECONDS = 10.0
-
-
-@contextmanager
-def _progress_lines(total: int, tally: Tally) -> Iterator[Callable[[], None]]:
-    start = last = time.monotonic()
-
-    def line() -> str:
-        return (f"samples {tally.done}/{total} pass {tally.rate} "
-                f"{time.monotonic() - start:.0f}s {tally.api}").rstrip()
-
-    def update() -> None:
-        nonlocal last
-        if time.monotonic() - last >= PLAIN_PROGRESS_SECONDS:
-            last = time.monotonic()
-            note(line())
-
-    yield update
-    note(line())
 
 
 def show(store: "Store", run_id: str, as_json: bool) -> None:
@@ -404,6 +324,8 @@ def run_import(store: "Store", path: Path, suite: str, workers: int,
     with ExitStack() as stack:
         def started(run_id: str, todo: int) -> Callable[["Sample"], None]:
             note(f"import {run_id}: {path.name}, {todo} samples to grade")
+            from codetrial.report.progress import progress_bar
+
             return stack.enter_context(progress_bar(todo))
 
         try:

@@ -36,7 +36,7 @@ def test_help_imports_neither_the_runner_nor_the_sub_apps(ct_home):
     unwanted = NEVER_FOR_RUN | {"codetrial.store", "pydantic", "asyncio"}
     assert not names & unwanted, names & unwanted
     runner = {n for n in names if n.startswith("codetrial.runner.")}
-    assert runner <= {"codetrial.runner.early"}, runner  # its default worker count: no engine
+    assert runner <= {"codetrial.runner.defaults"}, runner  # the default worker count only
 
 
 def test_a_sub_app_is_imported_when_named(ct_home):

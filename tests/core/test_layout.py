@@ -68,3 +68,9 @@ def test_no_import_circle():
 
 def test_a_circle_is_found():
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_source_file_is_longer_than_a_reader_sees_whole():
+    long = {str(p.relative_to(SRC)): n for p in SRC.rglob("*") if p.suffix in (".py", ".cjs")
+            if (n := len(p.read_text().splitlines())) > 400}
+    assert long == {}

@@ -198,7 +198,8 @@ _STDLIB = os.path.dirname(os.__file__)
 # each program's recorder then makes no lstat calls for them (half a millisecond)
 _REAL_AT_LOAD = {p: os.path.realpath(p) for p in sys.path if p and os.path.isabs(p)}
 _MISSING = object()
-OURS = ("codetrial_frames", "codetrial_proxy", "codetrial_audit",
+OURS = ("codetrial_frames", "codetrial_handles", "codetrial_conversions", "codetrial_tracebacks",
+        "codetrial_values", "codetrial_proxy", "codetrial_audit",
         "codetrial_subject")  # the subject's machinery
 
 

@@ -29,7 +29,8 @@ for name, (path, code) in marshal.loads(sys.stdin.buffer.read()).items():
     exec(code, module.__dict__)
 sys.modules["codetrial_subject"].main(cfg)
 """
-MODULES = ("codetrial_frames", "codetrial_proxy", "codetrial_audit", "codetrial_subject")
+MODULES = ("codetrial_frames", "codetrial_handles", "codetrial_conversions", "codetrial_tracebacks",
+           "codetrial_values", "codetrial_proxy", "codetrial_audit", "codetrial_subject")
 
 
 @functools.cache

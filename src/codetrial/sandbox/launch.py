@@ -31,13 +31,16 @@ BUBBLEWRAP, PROCESS = "bubblewrap", "process"
 # standalone modules that programs import, by these names (order: dependencies first).
 WORKER_PARTS = {f"codetrial_{name}": f"{name}.py" for name in (
     "frames", "system", "privileges", "child", "capture", "outcome", "cleanup", "server")}
+PROXY_PARTS = ("handles", "conversions", "tracebacks", "values", "proxy")
 PRELOADED = {"codetrial_plain": "plain.py", "codetrial_audit": "audit.py",
-             "codetrial_proxy": "proxy.py", "codetrial_judge": "judge.py",
-             "codetrial_subject": "subject.py", "codetrial_unittest": "unittest.py"}
+             **{f"codetrial_{name}": f"{name}.py" for name in PROXY_PARTS},
+             "codetrial_forked": "forked.py", "codetrial_judge": "judge.py",
+             "codetrial_subject": "subject.py", "codetrial_expected": "expected.py",
+             "codetrial_unittest": "unittest.py"}
 MODULE_FILES = {**WORKER_PARTS, **PRELOADED}
 # Loaded only when a sandbox's preload names codetrial_unittest (or preloads everything): it
 # imports unittest.mock, and with it asyncio, ssl and more, a third of a worker's start.
-UNITTEST_MODULES = ("codetrial_subject", "codetrial_unittest")
+UNITTEST_MODULES = ("codetrial_subject", "codetrial_expected", "codetrial_unittest")
 
 
 @dataclass
