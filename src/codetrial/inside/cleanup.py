@@ -8,6 +8,7 @@ import os
 import signal
 import time
 
+from codetrial_proctree import below
 from codetrial_system import (
     REAP_SECONDS,
     _libc,
@@ -28,18 +29,8 @@ def stat_fields(pid: int) -> list[str]:
 
 
 def descendants(root: int, pids: list[int]) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for pid in pids:
-        fields = stat_fields(pid)
-        if len(fields) > 1:
-            children.setdefault(int(fields[1]), []).append(pid)
-    found, todo = set(), [root]
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
+    fields = {pid: stat_fields(pid) for pid in pids}
+    return below(root, {pid: int(f[1]) for pid, f in fields.items() if len(f) > 1})
 
 
 def find_victims(cfg: dict) -> set[int]:

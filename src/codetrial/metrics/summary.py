@@ -132,7 +132,7 @@ def run_summary(store: Store, run_id: str) -> dict[str, Any]:
     from codetrial.suites import create_suite  # suites import metrics: import late
 
     record = store.get_run(run_id)
-    samples = store.load_samples(run_id)
+    samples = store.load_samples(run_id, texts=False)
     summary = summarize(samples, record.config.get("samples", 1))
     suite = create_suite(record.suite, record.config.get("suite_options", {}))
     return {

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import signal
 
+from codetrial.inside.proctree import below
+
 
 def all_pids() -> list[int]:
     return [int(name) for name in os.listdir("/proc") if name.isdigit()]
@@ -35,18 +37,8 @@ def real_uid(pid: int) -> int | None:
 
 
 def descendants(root: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for pid in all_pids():
-        fields = _stat(pid)
-        if len(fields) > 1:
-            children.setdefault(int(fields[1]), []).append(pid)
-    found, todo = set(), [root]
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
+    fields = {pid: _stat(pid) for pid in all_pids()}
+    return below(root, {pid: int(f[1]) for pid, f in fields.items() if len(f) > 1})
 
 
 def pids_of_uid(uid: int) -> set[int]:

@@ -55,6 +55,9 @@ _ATTEMPT_COLUMNS = (
     "try_index, verdict, request, reply, code, output, details, model_seconds, test_seconds, "
     "prompt_tokens, completion_tokens, cost_usd, reasoning_tokens"
 )
+# The same, without the texts (request, reply, code, output) that no figure reads.
+_FIGURE_COLUMNS = _ATTEMPT_COLUMNS.replace("request, reply, code, output",
+                                           "'null', '', '', ''")
 # Columns added since the first stores were written: (table, column, declaration).
 _ADDED = (("attempts", "reasoning_tokens", "INTEGER DEFAULT 0"),)
 
@@ -192,7 +195,9 @@ class Store:
         )
         return {(r[0], r[1]) for r in rows}
 
-    def load_samples(self, run_id: str) -> list[Sample]:
+    def load_samples(self, run_id: str, texts: bool = True) -> list[Sample]:
+        """Every stored sample of the run; `texts=False` leaves out each try's request, reply,
+        code and output (what a summary of 32,800 samples need not hold)."""
         samples = {
             (r[0], r[1]): Sample(r[0], r[1], details=json.loads(r[2]))
             for r in self._db.execute(
@@ -201,7 +206,8 @@ class Store:
         }
         tests = self._load_tests(run_id)
         for row in self._db.execute(
-            f"SELECT task_id, sample_index, {_ATTEMPT_COLUMNS} FROM attempts WHERE run_id = ? "
+            f"SELECT task_id, sample_index, {_ATTEMPT_COLUMNS if texts else _FIGURE_COLUMNS} "
+            "FROM attempts WHERE run_id = ? "
             "ORDER BY task_id, sample_index, try_index", (run_id,)
         ):
             key = (row[0], row[1])
