@@ -290,6 +290,8 @@ def import_(
     suite: Annotated[str, typer.Option(help="Suite the task ids belong to.")] = "humaneval",
     workers: Annotated[int, typer.Option(help="Warm sandbox workers.")] = DEFAULT_WORKERS,
     resume: Annotated[str | None, typer.Option(help="Continue a killed import.")] = None,
+    option: Annotated[list[str] | None, typer.Option(
+        "--option", "-o", help="Suite KEY=VALUE (test_timeout=S).")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
     store_path: StoreOpt = None,
 ) -> None:
@@ -299,7 +301,7 @@ def import_(
         samples_file, suite = imported_run(store, resume, samples_file)
     elif samples_file is None:
         raise UsageError("name a samples file (JSONL of {task_id, completion})")
-    run_id = run_import(store, samples_file, suite, workers, resume)
+    run_id = run_import(store, samples_file, suite, workers, resume, parse_options(option or []))
     show(store, run_id, as_json)
 
 
@@ -315,7 +317,7 @@ def imported_run(store: "Store", run_id: str, given: Path | None) -> tuple[Path,
 
 
 def run_import(store: "Store", path: Path, suite: str, workers: int,
-               resume: str | None) -> str:
+               resume: str | None, options: dict[str, Any] | None = None) -> str:
     import asyncio
     from contextlib import ExitStack
 
@@ -329,7 +331,8 @@ def run_import(store: "Store", path: Path, suite: str, workers: int,
             return stack.enter_context(progress_bar(todo))
 
         try:
-            return asyncio.run(import_samples(store, path, suite, workers, resume, started))
+            return asyncio.run(import_samples(store, path, suite, workers, resume, started,
+                                              options))
         except KeyboardInterrupt:
             note("interrupted: resume with  codetrial run --resume RUN_ID "
                  "(see codetrial report)")

@@ -131,7 +131,8 @@ def test_run_figures_list_the_samples_that_tried(bubblewrap: None, tmp_path: Pat
 
     answer.calls = 0
     run = run_scripted(tmp_path / "runs.sqlite", "humaneval", answer, task_ids=["HumanEval/0"],
-                       samples=4, protocol="chat", workers=1)
+                       samples=4, protocol="chat", workers=1,
+                       options={"test_timeout": "30"})  # READ_KEY walks all of sys.path
     summary = run_summary(run.store, run.run_id)
     tried = summary["tried"]
     assert summary["passed"] == 2 and tried["samples"] == 2
@@ -144,7 +145,9 @@ def test_imported_samples_report_what_they_tried(bubblewrap: None, tmp_path: Pat
     path = tmp_path / "samples.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     store = Store(tmp_path / "runs.sqlite")
-    run_id = asyncio.run(import_samples(store, path, "humaneval", workers=1))
+    # the cheat walks every folder of sys.path: HumanEval's 3 s can run out on a busy machine
+    run_id = asyncio.run(import_samples(store, path, "humaneval", workers=1,
+                                        options={"test_timeout": "30"}))
     summary = run_summary(store, run_id)
     assert summary["passed"] == 1
     assert summary["tried"]["sample_ids"] == ["HumanEval/0#1"]

@@ -107,16 +107,20 @@ OnStart = Callable[[str, int], Callable[[Sample], None]]
 
 async def import_samples(store: Store, path: Path, suite_name: str, workers: int = 2,
                          resume: str | None = None,
-                         on_start: OnStart = lambda run_id, todo: lambda sample: None) -> str:
+                         on_start: OnStart = lambda run_id, todo: lambda sample: None,
+                         options: dict[str, Any] | None = None) -> str:
     """Grade the file as a new run, or the samples a killed import (`resume`) did not store.
     `on_start(run_id, samples to grade)`, called before the first is graded, returns what to
-    call with each sample once it is stored (a progress bar)."""
-    suite = create_suite(suite_name, {})
+    call with each sample once it is stored (a progress bar). `options`: the suite's
+    (`test_timeout`), stored with the run and used again on resume."""
+    if resume:
+        options = store.get_run(resume).config.get("suite_options") or {}
+    suite = create_suite(suite_name, options or {})
     tasks = {t.id: t for t in suite.load_tasks()}
     samples = SampleFile(path, set(tasks))
     config = RunConfig(suite=suite_name, model=f"import:{path.name}", protocol="completion",
                        samples=max(samples.counts.values(), default=1),
-                       sandbox_workers=workers)
+                       sandbox_workers=workers, suite_options=dict(options or {}))
     plan = Plan(config, suite, [tasks[t] for t in samples.counts], NoModel(path),
                 ImportedProtocol(samples))
     run_id = resume or _start(store, plan, path, len(samples.offsets))
