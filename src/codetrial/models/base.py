@@ -105,11 +105,10 @@ class Model(ABC):
     reasoning: bool = False  # reasons before it answers: its output budget must cover that
 
     def sent_settings(self, request: Request) -> dict[str, Any]:
-        """The settings this backend would send for `request` (what a run stores as sent);
-        raises UsageError for a combination the API documents as refused."""
-        return {"temperature": request.temperature if request.temperature is not None else 0.0,
-                "top_p": request.top_p if request.top_p is not None else 1.0,
-                "max_tokens": request.max_tokens}
+        """The settings this backend sends for `request` (what a run stores as sent; none
+        for a contender that generates nothing); raises UsageError for a combination the API
+        documents as refused."""
+        return {}
 
     @abstractmethod
     async def generate(self, request: Request) -> Reply:

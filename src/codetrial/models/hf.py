@@ -66,6 +66,13 @@ class HFModel(Model):
         self.context_window = options.context_window
         self._lock = threading.Lock()
 
+    def sent_settings(self, request: Request) -> dict[str, Any]:
+        """Greedy unless a temperature is set (transformers' do_sample)."""
+        if request.temperature:
+            return {"do_sample": True, "temperature": request.temperature,
+                    "top_p": request.top_p or 1.0, "max_new_tokens": request.max_tokens}
+        return {"do_sample": False, "max_new_tokens": request.max_tokens}
+
     async def check(self) -> None:
         """Load the weights before the run starts: a bad path is a usage error, not 164 faults."""
         await asyncio.to_thread(load, self.spec)

@@ -12,6 +12,7 @@ import asyncio
 import importlib.util
 import sys
 from pathlib import Path
+from typing import Any
 
 from codetrial.core.errors import InfraError, UsageError
 from codetrial.models.base import Model, Reply, Request, Usage
@@ -60,9 +61,13 @@ class LocalModel(Model):
     async def generate(self, request: Request) -> Reply:
         return await asyncio.to_thread(self._generate, request)
 
+    def sent_settings(self, request: Request) -> dict[str, Any]:
+        """Greedy unless a temperature is set."""
+        return {"temperature": request.temperature or 0.0, "top_p": request.top_p or 1.0,
+                "max_tokens": request.max_tokens}
+
     def _generate(self, request: Request) -> Reply:
-        params = dict(temperature=request.temperature or 0.0, top_p=request.top_p or 1.0,
-                      max_tokens=request.max_tokens, stop=request.stop or None,
+        params = dict(**self.sent_settings(request), stop=request.stop or None,
                       seed=_seed(request))
         message = {"op": "generate", "kind": request.kind, "params": params}
         message["messages" if request.kind == "chat" else "prompt"] = (
