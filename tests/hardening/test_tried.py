@@ -58,7 +58,8 @@ def sandbox(bubblewrap: None):
 
 @pytest.fixture(scope="module")
 def humaneval_zero():
-    suite = create_suite("humaneval", {})
+    # READ_KEY walks every folder of sys.path: HumanEval's 3 s can run out on a busy machine
+    suite = create_suite("humaneval", {"test_timeout": "30"})
     return suite, next(t for t in suite.load_tasks() if t.id == "HumanEval/0")
 
 
