@@ -70,7 +70,7 @@ def run(
     model: Annotated[str, typer.Option(
         help="local, local:PATH, openai:NAME, anthropic:NAME, hf:PATH, reference")] = "local",
     protocol: Annotated[str | None, typer.Option(
-        help="completion, chat, edit, fim or fill-chat (default: the suite's)")] = None,
+        help="completion, chat, edit, agent, fim or fill-chat (default: the suite's)")] = None,
     mode: Annotated[str | None, typer.Option(help="yaml cases: fim or chat")] = None,
     fim_format: Annotated[str | None, typer.Option(help="FIM family (default: from name)")] = None,
     header: Annotated[str | None, typer.Option(help="Line put before an infill context.")] = None,
@@ -108,7 +108,14 @@ def run(
         help="Ray cluster: auto or HOST:6379 (default: start a local instance).")] = None,
     path: Annotated[Path | None, typer.Option(help="Suite data directory.")] = None,
     edit_format: Annotated[str | None, typer.Option(help="whole, diff, udiff, *-func")] = None,
-    tries: Annotated[int | None, typer.Option(help="Edit tries (default 2).")] = None,
+    tries: Annotated[int | None, typer.Option(
+        help="Edit tries (default 2; the agent protocol: 1).")] = None,
+    max_steps: Annotated[int | None, typer.Option(
+        help="Agent: tool calls per try (default 30).")] = None,
+    max_try_tokens: Annotated[int | None, typer.Option(
+        help="Agent: tokens in and out per try (default 200000).")] = None,
+    max_try_seconds: Annotated[float | None, typer.Option(
+        help="Agent: wall time per try (default 900).")] = None,
     exercises: Annotated[str | None, typer.Option(help="Comma-separated exercises.")] = None,
     languages: Annotated[str | None, typer.Option(
         help="Exercism: comma-separated languages (cpp,go,java,javascript,python,rust).")] = None,
@@ -135,6 +142,8 @@ def run(
     else:
         named = {"path": str(path) if path else None, "edit_format": edit_format,
                  "tries": tries, "exercises": exercises, "languages": languages,
+                 "max_steps": max_steps, "max_try_tokens": max_try_tokens,
+                 "max_try_seconds": max_try_seconds,
                  "fim_format": fim_format,
                  "header": header}
         suite_options = parse_options(option) | {k: v for k, v in named.items() if v is not None}

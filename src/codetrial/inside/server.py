@@ -22,7 +22,7 @@ from codetrial_child import (
     child_main,
     program_environment,
 )
-from codetrial_cleanup import clean_up, kill_leftovers
+from codetrial_cleanup import as_sandbox_user, clean_up, kill_leftovers
 from codetrial_outcome import judge
 from codetrial_privileges import SECCOMP, clear_inheritable
 from codetrial_system import (
@@ -34,6 +34,7 @@ from codetrial_system import (
     oom_kill_count,
     prctl,
 )
+from codetrial_workfiles import collect_files
 
 
 def read_msg(fd: int) -> dict | None:
@@ -78,6 +79,8 @@ def run_program(req: dict, cfg: dict, harness: int) -> dict:
     watch.drain()
     killed = os.WIFSIGNALED(watch.status) and os.WTERMSIG(watch.status) == signal.SIGKILL
     reply = judge(watch, req, nonce, oom_kill_count() - oom_before if killed else 0)
+    if req.get("collect"):
+        reply["files"], reply["dropped"] = collected(wd, cfg)
     if watch.killed_for == "abandoned":  # the harness went away: nobody to answer, so exit
         healthy = False
     if not (clean_up(wd, cfg) and healthy):
@@ -85,6 +88,14 @@ def run_program(req: dict, cfg: dict, harness: int) -> dict:
         reply["detail"] = "; ".join(filter(None, [reply["detail"], "cleanup incomplete, the "
                                                   "worker restarts"]))
     return reply
+
+
+def collected(wd: str, cfg: dict) -> tuple[dict, dict]:
+    """The workdir's files, read with the program's uid (the worker has no DAC override)."""
+    found: list = []
+    if not as_sandbox_user(cfg, lambda: found.append(collect_files(wd, cfg.get("uid")))):
+        return {}, {".": "the working directory could not be read"}
+    return found[0]
 
 
 def protocol_fds() -> tuple[int, int]:

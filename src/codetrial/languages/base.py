@@ -100,6 +100,14 @@ class Language(ABC):
                 and not self.is_build_file(path)
                 and any(path.startswith(d) for d in self.source_dirs))
 
+    def shell_env(self) -> dict[str, str]:
+        """Variables an agent's commands need for this toolchain ({wd}: the workdir)."""
+        return {}
+
+    def shell_path(self) -> list[str]:
+        """Folders an agent's commands need on PATH for this toolchain."""
+        return []
+
     def limits(self, base: Limits) -> Limits:
         """Compilers and VMs need more memory and threads than a Python test."""
         return Limits(wall_seconds=base.wall_seconds, cpu_seconds=base.cpu_seconds * 4,

@@ -52,6 +52,12 @@ class Go(Language):
     def tools(self) -> dict[str, list[str]]:
         return {"go": [go_binary(), "version"]}
 
+    def shell_env(self) -> dict[str, str]:
+        return go_env()
+
+    def shell_path(self) -> list[str]:
+        return [str(Path(go_binary()).parent)]
+
     def plan(self, ws: Workspace) -> Plan:
         go, env = go_binary(), go_env()
         steps: list[dict[str, Any]] = [{"name": "tmp", "mkdir": [".tmp"]}]  # go ignores a

@@ -59,6 +59,9 @@ class Rust(Language):
     unskipped = ("--include-ignored (every #[ignore] test runs) and --all-features (tests behind "
                  "a feature are compiled)")
 
+    def shell_env(self) -> dict[str, str]:
+        return {**cargo_env(), "CARGO_NET_OFFLINE": "true"}
+
     def tools(self) -> dict[str, list[str]]:
         return {"rustc": ["rustc", "--version"], "cargo": ["cargo", "--version"]}
 

@@ -136,11 +136,37 @@ def _sampling(temperature: float | None, top_p: float | None, thinking: bool
 
 
 def split_system(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
-    """The Messages API takes system text apart from the turns."""
+    """The Messages API takes system text apart from the turns, a call as a `tool_use` block
+    of the assistant's turn and its result as a `tool_result` block of the next user turn."""
     system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
-    turns = [{"role": m["role"], "content": m["content"]} for m in messages
-             if m["role"] != "system"]
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        if message["role"] == "system":
+            continue
+        turn = _turn(message)
+        if turns and turns[-1]["role"] == turn["role"] == "user" and message["role"] == "tool":
+            turns[-1]["content"] = _blocks(turns[-1]["content"]) + turn["content"]
+        else:
+            turns.append(turn)
     return system, turns
+
+
+def _blocks(content: Any) -> list[dict[str, Any]]:
+    return content if isinstance(content, list) else [{"type": "text", "text": content}]
+
+
+def _turn(message: dict[str, Any]) -> dict[str, Any]:
+    if message["role"] == "tool":
+        return {"role": "user", "content": [{"type": "tool_result",
+                                             "tool_use_id": message["tool_call_id"],
+                                             "content": message["content"]}]}
+    calls = message.get("tool_calls") or []
+    if not calls:
+        return {"role": message["role"], "content": message["content"]}
+    blocks = [{"type": "text", "text": message["content"]}] if message.get("content") else []
+    blocks += [{"type": "tool_use", "id": c["id"], "name": c["function"]["name"],
+                "input": json.loads(c["function"]["arguments"] or "{}")} for c in calls]
+    return {"role": "assistant", "content": blocks}
 
 
 def prefilled(prompt: str) -> list[dict[str, str]]:
@@ -160,7 +186,8 @@ def anthropic_tool(tool: dict[str, Any]) -> dict[str, Any]:
 
 def _reply(out: Any, request: Request) -> Reply:
     text = "".join(b.text for b in out.content if b.type == "text")
-    calls = [ToolCall(b.name, json.dumps(b.input)) for b in out.content if b.type == "tool_use"]
+    calls = [ToolCall(b.name, json.dumps(b.input), b.id) for b in out.content
+             if b.type == "tool_use"]
     if request.kind == "completion":
         text = continuation(request.prompt or "", text)
     return Reply(text=text, tool_calls=calls, usage=_usage(out.usage),

@@ -12,9 +12,11 @@ from typing import Any, Literal
 class ToolCall:
     name: str
     arguments: str  # JSON text, exactly as the model wrote it
+    id: str = ""  # the API's id for the call, which its result must name (native tool loops)
 
     def to_dict(self) -> dict[str, str]:
-        return asdict(self)
+        shown = {"name": self.name, "arguments": self.arguments}
+        return {**shown, "id": self.id} if self.id else shown
 
 
 @dataclass

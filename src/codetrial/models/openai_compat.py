@@ -127,7 +127,7 @@ class OpenAICompatibleModel(Model):
             raise InfraError(f"{self.name}: empty reply (no choices)")
         choice = out.choices[0]
         calls = [
-            ToolCall(c.function.name, c.function.arguments or "")
+            ToolCall(c.function.name, c.function.arguments or "", c.id or "")
             for c in (choice.message.tool_calls or [])
             if getattr(c, "function", None)
         ]

@@ -18,6 +18,7 @@ from codetrial.core import Attempt, Sample, Verdict
 from codetrial.report.page import Section, esc, esc_text
 from codetrial.report.runs import RunView
 from codetrial.report.tables import html_table
+from codetrial.report.transcript import transcript_html
 
 MAX_CHARS = 20_000
 MAX_SAMPLES = 300  # per run
@@ -137,7 +138,7 @@ def attempt_html(attempt: Attempt, previous: Attempt | None, shared: Shared = Sh
     return (f'<div><p>try {attempt.try_index}: <b class="{verdict_class(attempt.verdict)}">'
             f"{esc(attempt.verdict.value)}</b>; {esc(timings(attempt))}</p>"
             + _block("prompt", prompt_text(attempt.request, shared, _messages(previous)))
-            + _block("reply", attempt.reply)
+            + (transcript_html(attempt) or _block("reply", attempt.reply))
             + _block("applied edits", applied_text(attempt, previous))
             + _block("code graded", "" if _in_reply(attempt) else attempt.code)
             + _block("test output", attempt.output, open_=failed)

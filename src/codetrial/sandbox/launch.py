@@ -31,7 +31,7 @@ BUBBLEWRAP, PROCESS = "bubblewrap", "process"
 # standalone modules that programs import, by these names (order: dependencies first).
 WORKER_PARTS = {f"codetrial_{name}": f"{name}.py" for name in (
     "frames", "system", "privileges", "child", "capture", "outcome", "proctree", "cleanup",
-    "server")}
+    "workfiles", "server")}
 PROXY_PARTS = ("handles", "conversions", "tracebacks", "values", "proxy")
 PRELOADED = {"codetrial_plain": "plain.py", "codetrial_audit": "audit.py",
              **{f"codetrial_{name}": f"{name}.py" for name in PROXY_PARTS},

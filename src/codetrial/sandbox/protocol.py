@@ -83,6 +83,7 @@ def to_request(program: Program, limits: Limits, ident: int) -> dict:
         "id": ident, "code": program.code, "argv": list(program.argv or ()) or None,
         "files": files, "env": {str(k): str(v) for k, v in program.env.items()},
         "stdin": program.stdin, "limits": dict(vars(limits)),  # asdict deep-copies: 10x slower
+        "collect": program.collect,
     }
 
 

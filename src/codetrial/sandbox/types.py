@@ -40,6 +40,7 @@ class Program:
     files: dict[str, str | bytes] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     stdin: str = ""
+    collect: bool = False  # bring the workdir's text files back (Outcome.files)
 
 
 @dataclass
@@ -54,3 +55,5 @@ class Outcome:
     detail: str = ""
     truncated: bool = False  # stdout or stderr was cut to Limits.max_output_bytes
     cpu_seconds: float = 0.0
+    files: dict[str, str] | None = None  # the workdir as the program left it (Program.collect)
+    dropped: dict[str, str] = field(default_factory=dict)  # files not brought back, and why

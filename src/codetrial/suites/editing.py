@@ -11,10 +11,12 @@ unittest) is in `Grade.details["tried"]` and never changes the verdict.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from abc import abstractmethod
 from typing import Any
 
+from codetrial.agent.shell import Toolchain
 from codetrial.core import Sample, Task, TestResult, Verdict
 from codetrial.languages import scan
 from codetrial.sandbox import Limits, Program, Sandbox
@@ -25,6 +27,7 @@ from codetrial.suites.grading import CallCheck, failure_text, grade_by_value, ve
 # Processes and threads of a test run: tests that start 1000 threads (bank-account) keep many
 # alive while they take turns calling the model's code in its own process.
 MAX_THREADS = 1200
+INSTRUCTIONS_FILE = "INSTRUCTIONS.md"  # in an agent's workspace
 _TIMING = re.compile(r"\b(in|took) \d+(\.\d+)?s\b")
 _WORKDIR = re.compile(r"(/tmp/[\w.-]+/)+")
 
@@ -65,6 +68,21 @@ class EditSuite(Suite):
         """How prompts name the task's language, and its code fences' info string."""
         return "Python", "python"
 
+    def workspace_files(self, task: Task) -> dict[str, str]:
+        """What an agent's workspace starts with: the stubs and the instructions, never a
+        test (see protocols/agent.py)."""
+        return {**self.edit_files(task), INSTRUCTIONS_FILE: self.instructions(task)}
+
+    def hidden_names(self, task: Task) -> list[str]:
+        """Names of the hidden tests, for noticing an agent that looks for them."""
+        workspace = self.workspace_files(task)
+        return sorted({posixpath.basename(p) for p in self.pristine_files(task)
+                       if p not in workspace})
+
+    def toolchain(self, task: Task) -> Toolchain:
+        """How an agent's commands run for this task."""
+        return Toolchain(self.limits())
+
     def limits(self) -> Limits:
         timeout = float(self.options.get("test_timeout", self.default_test_timeout))
         return Limits(wall_seconds=timeout, cpu_seconds=timeout, memory_mb=2048,
@@ -102,9 +120,10 @@ class EditSuite(Suite):
                      details={"tried": tried} if tried else {})
 
     def summarize(self, samples: list[Sample]) -> dict[str, Any]:
+        from codetrial.metrics.agent import agent_figures
         from codetrial.metrics.editing import edit_figures
 
-        return edit_figures(samples)
+        return {**edit_figures(samples), **agent_figures(samples)}
 
 
 def _test_results(report: Any) -> list[TestResult]:

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from codetrial.agent.shell import Toolchain
 from codetrial.core import Sample, Task, UsageError
 from codetrial.languages import get_language
 from codetrial.languages.figures import polyglot_figures
@@ -25,7 +26,7 @@ from codetrial.languages.layout import (
 from codetrial.languages.toolchains import toolchain_versions
 from codetrial.sandbox import Sandbox
 from codetrial.suites.base import Grade, suite
-from codetrial.suites.editing import EditSuite
+from codetrial.suites.editing import INSTRUCTIONS_FILE, EditSuite
 
 DOC_PARTS = ("introduction.md", "instructions.md", "instructions.append.md")
 PATTERNS = ("*/.meta/config.json", "exercises/practice/*/.meta/config.json",
@@ -177,6 +178,19 @@ class Exercism(EditSuite):
         grade.details.update(language=lang.name, toolchain=lang.version(),
                              unskipped=lang.unskipped)
         return grade
+
+    def workspace_files(self, task: Task) -> dict[str, str]:
+        """The exercise as shipped less its tests, and the instructions."""
+        lang = get_language(task.data.get("language", "python"))
+        tests = set(task.data["test_files"])
+        files = {p: t for p, t in task.data["pristine"].items()
+                 if p not in tests and not lang.is_test_file(p)}
+        return {**files, **self.edit_files(task), INSTRUCTIONS_FILE: self.instructions(task)}
+
+    def toolchain(self, task: Task) -> Toolchain:
+        lang = get_language(task.data.get("language", "python"))
+        limits = self.limits() if lang.native else lang.limits(self.limits())
+        return Toolchain(limits, lang.shell_env(), lang.shell_path())
 
     def hidden_paths(self) -> tuple[Path, ...]:
         """The track itself: every .meta/example.py, every test file (programs get their files
