@@ -143,8 +143,7 @@ class Session:
             return ran.answer(self.budget.command_timeout), not ran.failed and ran.exit_code == 0
         raw = str(args.get("path", "."))
         path = workspace_path(raw)
-        if path is None or any(n in raw for n in self.ws.hidden_names):
-            log.tried += path_tried(call.name, raw, self.ws.hidden_names)
+        log.tried += path_tried(call.name, raw, path is None, self.ws.hidden_names)
         if path is None:
             return f"error: {raw!r} is outside the exercise's folder", False
         files = self.ws.files

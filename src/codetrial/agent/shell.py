@@ -57,7 +57,8 @@ def script(command: str, env: dict[str, str], path: list[str]) -> str:
     for key, value in env.items():
         quoted = '"$PWD"'.join(shlex.quote(part) for part in value.split("{wd}"))
         lines.append(f"export {key}={quoted}")
-    lines.append("mkdir -p .tmp")
+    if any("{wd}/.tmp" in value for value in env.values()):  # Go's TMPDIR must exist
+        lines.append("mkdir -p .tmp")
     return "\n".join(lines) + "\n" + command
 
 
