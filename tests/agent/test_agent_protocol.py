@@ -140,3 +140,4 @@ def test_the_embedded_model_runs_the_protocol_and_the_report_shows_each_step(
     assert result.code == 0, result.stderr
     page = html.read_text()
     assert "transcript: " in page and "step 1: " in page
+    assert "Agent runs" in page and "tries ended by" in page

@@ -92,9 +92,32 @@ def editing_section(runs: list[RunView]) -> Section | None:
         return None
     caption = ("Solid: passed on the first try; lighter: passed after the test output was "
                "shown. Whiskers: 95% interval of the rate after each try.")
-    return Section("editing", "Code editing",
-                   [Figure("editing", "Pass rate by model and edit format", edit_chart(rows),
-                           caption), figures_table(edits)])
+    parts = [Figure("editing", "Pass rate by model and edit format", edit_chart(rows), caption),
+             figures_table(edits)]
+    agents = [r for r in edits if "steps_per_case" in r.summary]
+    if agents:
+        parts.append(agent_table(agents))
+    return Section("editing", "Code editing", parts)
+
+
+AGENT_HEADERS = ("run", "model", "steps per case", "tokens per case", "tool calls",
+                 "malformed calls", "failed commands", "tries ended by", "model s / tool s")
+
+
+def agent_table(runs: list[RunView]) -> str:
+    """The agent protocol's figures, a row per run (see metrics/agent.py)."""
+    def counts(value: Any) -> str:
+        return ", ".join(f"{k} {n}" for k, n in (value or {}).items())
+
+    rows: list[list[Cell]] = []
+    for run in runs:
+        s = run.summary
+        rows.append([run.run_id, run.record.model, (f"{s['steps_per_case']:.1f}", "num"),
+                     (f"{s.get('tokens_per_case', 0):.0f}", "num"), counts(s.get("tool_calls")),
+                     (str(s.get("malformed_calls", 0)), "num"),
+                     (str(s.get("failed_commands", 0)), "num"), counts(s.get("tries_ended_by")),
+                     str(s.get("model_seconds_vs_tool_seconds", ""))])
+    return ("<h3>Agent runs</h3>" + html_table(AGENT_HEADERS, rows))
 
 
 def figures_table(runs: list[RunView]) -> str:
