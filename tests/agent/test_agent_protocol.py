@@ -141,3 +141,17 @@ def test_the_embedded_model_runs_the_protocol_and_the_report_shows_each_step(
     page = html.read_text()
     assert "transcript: " in page and "step 1: " in page
     assert "Agent runs" in page and "tries ended by" in page
+
+
+@pytest.mark.parametrize("args, message", [
+    (("humaneval", "--protocol", "agent"), "the agent protocol needs an editing suite"),
+    (("exercism", "--max-steps", "0"), "--option max_steps=0: give a number above 0"),
+    (("exercism", "-o", "tool_format=xml"), "--option tool_format=xml: give one of"),
+    (("exercism", "--model", "script:/nonexistent.json"), "/nonexistent.json: cannot be read"),
+])
+def test_bad_agent_settings_are_one_line_and_exit_2(cli, py_root, args, message):
+    suite, *rest = args
+    rest = [*rest, "--protocol", "agent"] if suite == "exercism" else rest
+    result = cli("run", suite, "--path", str(py_root), *rest)
+    assert result.code == 2, result.stderr
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1

@@ -78,6 +78,7 @@ class Session:
                 break
             request = self.ctx.request(kind="chat", messages=list(self.messages),
                                        tools=TOOLS if self.native else None,
+                                       stop=[] if self.native else list(textcalls.STOPS),
                                        reference=self._reference(len(replies)))
             reply, failed = await ask(self.ctx, request)
             if failed:

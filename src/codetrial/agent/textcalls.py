@@ -18,6 +18,9 @@ from codetrial.agent.tools import TOOLS, Call, checked
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
 _FENCED = re.compile(r"```(?:json)?\s*\n(\{.*?\})\s*```", re.S)
 NAME_KEYS = ("name", "tool", "function")
+# a reply ends with its first call (its closing tag is cut off: read as missing), before a
+# small model goes on to write the results itself
+STOPS = ("</tool_call>", "\nTool results:")
 ARGUMENT_KEYS = ("arguments", "args", "parameters", "input")
 
 
@@ -30,8 +33,8 @@ def instructions() -> str:
         lines.append(f'- {fn["name"]} {{{args}}}: {fn["description"]}')
     return ("Call a tool by writing, on its own, a JSON object between <tool_call> tags:\n"
             '<tool_call>{"name": "run", "arguments": {"command": "ls"}}</tool_call>\n'
-            "You may write several calls in one reply; each one's result comes back in the "
-            "next message. The tools:\n" + "\n".join(lines))
+            "Write one call per reply; its result comes back in the next message. The "
+            "tools:\n" + "\n".join(lines))
 
 
 def _objects(text: str) -> list[str]:

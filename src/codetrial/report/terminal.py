@@ -25,6 +25,8 @@ def _plain(value: Any) -> str:
         return f"{value:.3f}"
     if isinstance(value, list):
         return ", ".join(_plain(v) for v in value)
+    if isinstance(value, dict) and not value:
+        return "none"
     if isinstance(value, dict) and not {"value", "low", "high"} <= value.keys():
         return "\n".join(f"{k}: {_plain(v)}" for k, v in value.items())
     if isinstance(value, dict) and {"value", "low", "high"} <= value.keys():
