@@ -109,21 +109,28 @@ LEAP_TURNS = [[("list_files", {"path": "."})], [("read_file", {"path": "leap.py"
               [("submit", {})]]
 
 
-@pytest.mark.parametrize("server_class, model, key", [
-    (OpenAIToolServer, "openai:agent-test", "OPENAI_API_KEY"),
-    (AnthropicToolServer, "anthropic:claude-agent", "ANTHROPIC_API_KEY")])
+# what each API refuses when it comes back in the history: a name outside [A-Za-z0-9_-] and
+# arguments that are not JSON (OpenAI, vLLM); an empty assistant turn (Anthropic)
+OPENAI_FIRST = [("functions.run", '{"command": "ls"')]
+ANTHROPIC_FIRST: list = []
+
+
+@pytest.mark.parametrize("server_class, model, key, first_turn", [
+    (OpenAIToolServer, "openai:agent-test", "OPENAI_API_KEY", OPENAI_FIRST),
+    (AnthropicToolServer, "anthropic:claude-agent", "ANTHROPIC_API_KEY", ANTHROPIC_FIRST)])
 def test_native_tool_calls_through_the_sdks_and_a_rerun_asks_nothing(
-        cli, py_root, ct_home, server_class, model, key):
-    with server_class(LEAP_TURNS) as server:
+        cli, py_root, ct_home, server_class, model, key, first_turn):
+    with server_class([first_turn, *LEAP_TURNS]) as server:
         args = ("--base-url", server.base_url, "--exercises", "leap")
         first = _run(cli, py_root, model, *args, env={key: "test-key"})
         asked = len(server.bodies)
         again = _run(cli, py_root, model, *args, env={key: "test-key"})
-    assert server.refused == [] and asked == 4
+    assert server.refused == [] and asked == 5
     assert len(server.bodies) == asked  # the rerun's replies all came from the cache
     assert first["passed"] == again["passed"] == 1
     sample = _samples(ct_home, first["run_id"])["leap"]
-    steps = sample.attempts[0].details["transcript"]
+    assert sample.attempts[0].details["malformed_calls"] == 1  # the first turn's
+    steps = sample.attempts[0].details["transcript"][1:]
     assert [c["name"] for s in steps for c in s["calls"]] == [
         "list_files", "read_file", "write_file", "run", "submit"]
     assert steps[2]["calls"][1]["answer"] == "exit status 0\nFalse\n"
@@ -149,7 +156,7 @@ def test_the_embedded_model_runs_the_protocol_and_the_report_shows_each_step(
 
 @pytest.mark.parametrize("args, message", [
     (("humaneval", "--protocol", "agent"), "the agent protocol needs an editing suite"),
-    (("exercism", "--max-steps", "0"), "--option max_steps=0: give a number above 0"),
+    (("exercism", "--max-steps", "0"), "--option max_steps=0: give a whole number above 0"),
     (("exercism", "-o", "tool_format=xml"), "--option tool_format=xml: give one of"),
     (("exercism", "--model", "script:/nonexistent.json"), "/nonexistent.json: cannot be read"),
 ])

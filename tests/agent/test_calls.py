@@ -4,7 +4,7 @@ paths kept inside the workspace, commands that reach for what they must not name
 from __future__ import annotations
 
 from codetrial.agent.textcalls import parse
-from codetrial.agent.tools import checked, workspace_path
+from codetrial.agent.tools import checked, workspace_path, write_file
 from codetrial.agent.tried import command_tried, path_tried
 
 
@@ -52,3 +52,16 @@ def test_what_commands_reach_for_is_named():
     assert [t.split(":")[0] for t in path_tried("read_file", "/x/.meta/example.py", True,
                                                 hidden)] == [
         "reached outside the workspace", "looked for the tests or an answer key"]
+
+
+def test_what_would_break_the_workspace_or_the_store_is_a_malformed_call():
+    deep = '{"command": ' + "[" * 100_000
+    assert "nested too deep" in checked("run", deep).problem
+    assert parse('<tool_call>{"name": "run", "arguments": ' + "[" * 5_000, 1)[0].problem
+    assert "not UTF-8" in checked("write_file", {"path": "a.py", "content": "x = '\ud800'"}).problem
+    assert "NUL" in checked("read_file", {"path": "a\0b"}).problem
+    files = {"bob.cpp": "int f();\n", "src/lib.rs": ""}
+    assert write_file(files, "bob.cpp/x.cpp", "")[0] == "error: bob.cpp is a file, not a folder"
+    assert write_file(files, "src", "")[0] == "error: src is a folder"
+    assert write_file(files, "x" * 256, "")[0].startswith("error: a part of that path")
+    assert set(files) == {"bob.cpp", "src/lib.rs"}

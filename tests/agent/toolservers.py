@@ -10,12 +10,14 @@ breaks a rule is refused with a 400.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from typing import Any
 
 from tests.scale.loopback import LoopbackServer
 
-Calls = list[list[tuple[str, dict[str, Any]]]]  # per turn, its calls
+Calls = list[list[tuple[str, Any]]]  # per turn, its calls (arguments: an object, or raw text)
+NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # what both APIs accept as a tool's name
 
 
 class ToolServer:
@@ -65,6 +67,13 @@ class OpenAIToolServer(ToolServer):
             return "no tools offered"
         messages = body["messages"]
         for i, message in enumerate(messages):
+            for call in message.get("tool_calls") or []:
+                if not NAME.match(call["function"]["name"]):
+                    return f"messages[{i}]: invalid tool name {call['function']['name']!r}"
+                try:
+                    json.loads(call["function"]["arguments"])
+                except ValueError:
+                    return f"messages[{i}]: tool call arguments are not JSON"
             ids = [c["id"] for c in message.get("tool_calls") or []]
             answered = [m.get("tool_call_id") for m in messages[i + 1:i + 1 + len(ids)]]
             if ids and answered != ids:
@@ -73,10 +82,10 @@ class OpenAIToolServer(ToolServer):
 
     def reply(self, body: dict[str, Any]) -> Any:
         position = sum(1 for m in body["messages"] if m["role"] == "assistant")
-        calls = [{"id": f"call_{position}_{i}", "type": "function",
-                  "function": {"name": name, "arguments": json.dumps(args)}}
-                 for i, (name, args) in enumerate(self.turn(position))]
-        message = {"role": "assistant", "content": None, "tool_calls": calls}
+        calls = [{"id": f"call_{position}_{i}", "type": "function", "function": {
+            "name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}}
+            for i, (name, args) in enumerate(self.turn(position))]
+        message = {"role": "assistant", "content": None if calls else "", "tool_calls": calls}
         return {"id": "c1", "object": "chat.completion", "created": 0, "model": body["model"],
                 "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
                 "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}
@@ -102,6 +111,10 @@ class AnthropicToolServer(ToolServer):
         for i, message in enumerate(messages):
             if message["role"] not in ("user", "assistant"):
                 return f"messages: unexpected role {message['role']!r}"
+            if not message["content"] or (isinstance(message["content"], str)
+                                          and not message["content"].strip()):
+                return (f"messages.{i}: all messages must have non-empty content except for "
+                        "the optional final assistant message")
             blocks = message["content"] if isinstance(message["content"], list) else []
             ids = [b["id"] for b in blocks if b.get("type") == "tool_use"]
             if not ids:

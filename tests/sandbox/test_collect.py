@@ -22,3 +22,17 @@ def test_the_workdir_comes_back_without_links_binaries_or_builds(bubblewrap):
                            "bin.dat": "not a UTF-8 text file",
                            "big.txt": f"over {FILE_CAP} bytes"}
     assert plain.files is None  # only a program that asks gets its files back
+
+
+def test_what_cannot_be_read_is_named_and_an_unreadable_workdir_changes_nothing(bubblewrap):
+    script = ("mkdir -p secret CMakeFiles/id && echo s > secret/f.py && chmod 000 secret && "
+              "echo 'int main(){}' > CMakeFiles/id/CompilerId.cpp && touch $'\\xff.py' && "
+              "echo k > keep.py")
+    with Sandbox(workers=1) as box:
+        out = box.run_sync(Program(argv=("/bin/bash", "-c", script), collect=True), Limits())
+        shut = box.run_sync(Program(argv=("/bin/bash", "-c", "chmod 000 ."), collect=True),
+                            Limits())
+    assert out.files == {"keep.py": "k\n"}  # CMake's own sources stay behind, unnamed
+    assert out.dropped == {"secret": "unreadable (Permission denied)",
+                           "\\xff.py": "the name is not UTF-8"}
+    assert shut.files is None and "unreadable" in shut.dropped["."]

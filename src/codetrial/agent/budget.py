@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,14 +16,15 @@ DEFAULTS = {"max_steps": 30, "max_try_tokens": 200_000, "max_try_seconds": 900.0
 ENDINGS = ("submit", "steps", "tokens", "wall_time", "context_window", "infra_error")
 
 
-def _number(options: dict[str, Any], key: str) -> float:
+def _number(options: dict[str, Any], key: str, whole: bool = False) -> float:
     value = options.get(key, DEFAULTS[key])
     try:
         number = float(value)
     except (TypeError, ValueError):
         number = -1.0
-    if number <= 0:
-        raise UsageError(f"--option {key}={value}: give a number above 0")
+    if not (math.isfinite(number) and number > 0) or (whole and number != int(number)):
+        kind = "a whole number" if whole else "a number"
+        raise UsageError(f"--option {key}={value}: give {kind} above 0")
     return number
 
 
@@ -37,7 +39,8 @@ class Budget:
     def from_options(cls, options: dict[str, Any]) -> Budget:
         """From the suite options (--max-steps, --max-try-tokens, --max-try-seconds and
         -o command_timeout=S); a bad value is a usage error naming it."""
-        return cls(int(_number(options, "max_steps")), int(_number(options, "max_try_tokens")),
+        return cls(int(_number(options, "max_steps", whole=True)),
+                   int(_number(options, "max_try_tokens", whole=True)),
                    _number(options, "max_try_seconds"), _number(options, "command_timeout"))
 
     def settings(self) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -30,6 +31,9 @@ from codetrial.protocols.base import SampleContext, ask
 NO_CALL = ("Your reply called no tool. Call one of the tools ({names}); call submit when the "
            "files are ready to be tested.")
 SKIPPED = "not run: the try's step budget ran out"
+AFTER_SUBMIT = "not run: it came after submit"
+EMPTY_REPLY = "(no reply)"
+_API_NAME = re.compile(r"[^A-Za-z0-9_-]")
 
 
 @dataclass
@@ -69,6 +73,8 @@ class Session:
         self.ctx, self.ws, self.budget, self.native = ctx, workspace, budget, native
         self.messages = messages
         self.reference = reference  # the reference contender's calls, one per reply
+        self.turns = 0
+        self.initial = dict(workspace.files)  # what a try's graded changes are shown against
 
     async def attempt(self, spent: Spent, log: TryLog) -> list[Reply]:
         """Run the loop until submit or a budget; returns the replies (for the usage)."""
@@ -112,7 +118,7 @@ class Session:
         answers = []
         for call in calls:
             if spent.exhausted() == "steps" or log.ended_by:
-                answers.append((call, SKIPPED))
+                answers.append((call, AFTER_SUBMIT if log.ended_by else SKIPPED))
                 continue
             spent.steps += 1
             answer = await self._carry_out(call, log)
@@ -171,18 +177,24 @@ class Session:
         return ran
 
     def _calls(self, reply: Reply, step: int) -> list[Call]:
+        self.turns += 1  # ids stay unique across the tries of one conversation
         if not self.native:
-            return textcalls.parse(reply.text, step)
-        return [checked(c.name, c.arguments, c.id or f"call-{step}-{i}")
+            return textcalls.parse(reply.text, self.turns)
+        return [checked(c.name, c.arguments, c.id or f"call-{self.turns}-{i}")
                 for i, c in enumerate(reply.tool_calls)]
 
     def _assistant(self, reply: Reply, calls: list[Call]) -> dict[str, Any]:
+        """The reply as the conversation keeps it. APIs refuse an empty turn, a tool name
+        outside [A-Za-z0-9_-] and arguments that are not JSON: a malformed call goes back
+        named and shaped so that they accept it (the transcript keeps what the model sent)."""
         if not self.native or not calls:
-            return {"role": "assistant", "content": reply.text}
+            return {"role": "assistant", "content": reply.text.strip() and reply.text
+                    or EMPTY_REPLY}
         raw = {c.id: c for c in reply.tool_calls}
         return {"role": "assistant", "content": reply.text or None, "tool_calls": [
             {"id": call.id, "type": "function", "function": {
-                "name": call.name, "arguments": raw[call.id].arguments if call.id in raw
+                "name": _API_NAME.sub("_", call.name)[:64] or "unknown",
+                "arguments": raw[call.id].arguments if call.id in raw and not call.problem
                 else json.dumps(call.arguments)}} for call in calls]}
 
     def _answer(self, answers: list[tuple[Call, str]]) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from codetrial.agent.tools import TOOLS, Call, checked
 
-_TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
+_TAGGED = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.S)  # linear: no \s* around
 _FENCED = re.compile(r"```(?:json)?\s*\n(\{.*?\})\s*```", re.S)
 NAME_KEYS = ("name", "tool", "function")
 # a reply ends with its first call (its closing tag is cut off: read as missing), before a
@@ -53,7 +53,7 @@ def _decoded(raw: str) -> Any:
     raw = raw.strip()
     try:
         return json.JSONDecoder(strict=False).raw_decode(raw)[0]
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
         return None
 
 

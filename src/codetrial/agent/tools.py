@@ -29,8 +29,8 @@ def _tool(name: str, description: str, **params: str) -> dict[str, Any]:
 
 TOOLS = [
     _tool("run", "Run a shell command (bash) in the exercise's folder, without network; "
-          "its exit status and output come back. Files it writes stay for the next call.",
-          command="the command line"),
+          "its exit status and output come back. The text files it writes stay for the next "
+          "call; binaries and build folders do not.", command="the command line"),
     _tool("read_file", "Read a file of the exercise's folder.", path="a relative path"),
     _tool("write_file", "Create or replace a file of the exercise's folder.",
           path="a relative path", content="the whole new text of the file"),
@@ -64,12 +64,15 @@ class Call:
 
 def checked(name: str, arguments: Any, call_id: str = "") -> Call:
     """A Call whose problem says what a model would need to fix: an unknown tool, arguments
-    that are not an object (or JSON text of one), a missing or non-string argument."""
+    that are not an object (or JSON text of one), a missing or non-string argument, text that
+    is not UTF-8 (a lone surrogate) or holds a NUL."""
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments or "{}", strict=False)
         except json.JSONDecodeError as exc:
             return Call(name, {}, call_id, f"the arguments are not JSON ({exc.msg})")
+        except (ValueError, RecursionError):  # nested deeper than the parser goes
+            return Call(name, {}, call_id, "the arguments are not JSON (nested too deep)")
     if name not in TOOL_NAMES:
         return Call(name, {}, call_id, f"there is no tool {name!r}; the tools are "
                     + ", ".join(TOOL_NAMES))
@@ -77,9 +80,22 @@ def checked(name: str, arguments: Any, call_id: str = "") -> Call:
         return Call(name, {}, call_id, "the arguments must be a JSON object")
     missing = [k for k in REQUIRED[name] if not isinstance(arguments.get(k), str)]
     if missing:
-        return Call(name, arguments, call_id, f"{name} needs the string argument(s) "
+        return Call(name, {}, call_id, f"{name} needs the string argument(s) "
                     + ", ".join(missing))
+    arguments = {k: arguments[k] for k in REQUIRED[name]}
+    bad = [k for k, v in arguments.items() if "\0" in v or not _encodable(v)]
+    if bad:
+        return Call(name, {}, call_id, f"the argument(s) {', '.join(bad)} hold a NUL or "
+                    "text that is not UTF-8")
     return Call(name, arguments, call_id)
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def workspace_path(path: str) -> str | None:
@@ -110,8 +126,18 @@ def read_file(files: dict[str, str], path: str) -> tuple[str, bool]:
 
 
 def write_file(files: dict[str, str], path: str, content: str) -> tuple[str, bool]:
+    """The workspace stays a tree the sandbox can write: no file under a file, no file where
+    a folder is, no name part over 255 bytes."""
     if path == ".":
         return "error: give a file's path", False
+    parts = path.split("/")
+    if any(len(part.encode()) > 255 for part in parts):
+        return "error: a part of that path is over 255 bytes", False
+    above = ["/".join(parts[:i]) for i in range(1, len(parts))]
+    if any(p in files for p in above):
+        return f"error: {next(p for p in above if p in files)} is a file, not a folder", False
+    if any(p.startswith(path + "/") for p in files):
+        return f"error: {path} is a folder", False
     files[path] = content
     return f"wrote {path} ({len(content.splitlines())} lines)", True
 
@@ -132,4 +158,4 @@ def list_files(files: dict[str, str], folder: str) -> tuple[str, bool]:
     found = sorted(p for p in files if p.startswith(prefix))
     if not found:
         return f"no files under {folder!r}", folder == "."
-    return "\n".join(found), True
+    return shown("\n".join(found)), True

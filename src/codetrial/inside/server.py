@@ -90,11 +90,12 @@ def run_program(req: dict, cfg: dict, harness: int) -> dict:
     return reply
 
 
-def collected(wd: str, cfg: dict) -> tuple[dict, dict]:
-    """The workdir's files, read with the program's uid (the worker has no DAC override)."""
+def collected(wd: str, cfg: dict) -> tuple[dict | None, dict]:
+    """The workdir's files, read with the program's uid (the worker has no DAC override);
+    None when they could not be read (too deep a tree, say)."""
     found: list = []
     if not as_sandbox_user(cfg, lambda: found.append(collect_files(wd, cfg.get("uid")))):
-        return {}, {".": "the working directory could not be read"}
+        return None, {".": "the working directory could not be read whole"}
     return found[0]
 
 

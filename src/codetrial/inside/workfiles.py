@@ -12,9 +12,10 @@ import stat
 
 FILE_CAP = 1_000_000  # bytes of one file brought back
 TOTAL_CAP = 8_000_000  # bytes of all of them
-BUILD_DIRS = frozenset({
+MAX_FILES = 5_000
+BUILD_DIRS = frozenset({  # tools' output: CMake's holds a .cpp with a main() of its own
     ".gocache", ".gopath", ".target", "target", ".cargo-home", ".tmp", ".bin", "build",
-    ".gradle", "node_modules", "__pycache__", ".pytest_cache", ".cache"})
+    ".gradle", "node_modules", "__pycache__", ".pytest_cache", ".cache", "CMakeFiles"})
 
 
 def _read_text(path: str) -> str | None:
@@ -31,29 +32,53 @@ def _read_text(path: str) -> str | None:
         return None
 
 
-def collect_files(wd: str, uid: int | None) -> tuple[dict, dict]:
+def collect_files(wd: str, uid: int | None) -> tuple[dict | None, dict]:
     """{relative path: text} of the workdir's files, and {relative path: why not} of those
-    left behind (build directories are left unwalked and unnamed)."""
+    left behind (build directories are left unwalked and unnamed). None instead of the files
+    when the workdir itself cannot be read: the caller keeps what it had."""
+    try:
+        os.listdir(wd)
+    except OSError as exc:
+        return None, {".": f"the working directory is unreadable ({exc.strerror})"}
     files: dict = {}
     dropped: dict = {}
     total = 0
-    for root, dirs, names in os.walk(wd):
+
+    def unreadable(error: OSError) -> None:
+        dropped[os.path.relpath(str(error.filename), wd)] = f"unreadable ({error.strerror})"
+
+    for root, dirs, names in os.walk(wd, onerror=unreadable):
         links = [d for d in dirs if os.path.islink(os.path.join(root, d))]
-        dropped.update({os.path.relpath(os.path.join(root, d), wd): "a symbolic link"
-                        for d in links})
+        dropped.update({_rel(os.path.join(root, d), wd): "a symbolic link" for d in links})
         dirs[:] = sorted(d for d in dirs if d not in BUILD_DIRS and d not in links)
         for name in sorted(names):
             path = os.path.join(root, name)
-            rel = os.path.relpath(path, wd)
-            text, why = _take(path, uid)
+            rel = _rel(path, wd)
+            named = _is_utf8(os.path.relpath(path, wd))
+            text, why = _take(path, uid) if named else (None, "the name is not UTF-8")
             if text is not None and total + len(text) > TOTAL_CAP:
                 text, why = None, f"over {TOTAL_CAP} bytes in all"
+            if text is not None and len(files) >= MAX_FILES:
+                text, why = None, f"over {MAX_FILES} files"
             if text is None:
                 dropped[rel] = why
             else:
                 files[rel] = text
                 total += len(text)
     return files, dropped
+
+
+def _rel(path: str, wd: str) -> str:
+    rel = os.path.relpath(path, wd)
+    return rel if _is_utf8(rel) else os.fsencode(rel).decode("utf-8", "backslashreplace")
+
+
+def _is_utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # os.walk hands undecodable bytes over as lone surrogates
+        return False
+    return True
 
 
 def _take(path: str, uid: int | None) -> tuple[str | None, str]:

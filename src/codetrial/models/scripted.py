@@ -62,7 +62,11 @@ class ScriptedModel(Model):
 
     def __init__(self, path: Path) -> None:
         self.script = load_script(path)
-        digest = hashlib.sha256(json.dumps(self.script, sort_keys=True).encode()).hexdigest()
+        try:
+            text = json.dumps(self.script, sort_keys=True, default=str)
+        except TypeError:  # a mapping with keys of mixed types
+            raise UsageError(f"{path}: task ids must all be text") from None
+        digest = hashlib.sha256(text.encode()).hexdigest()
         self.name = f"script:{path.name}@{digest[:12]}"  # an edited script is a new contender
 
     def _replies(self, request: Request) -> list[Any]:

@@ -28,9 +28,11 @@ SYSTEM = (
     "hidden and run when you call submit. You may compile the code and run experiments and "
     "tests of your own with `run` (no network). Call submit when the files are ready.")
 FIRST = (
-    "Exercise: {task_id}\n\n{instructions}\n\nThe folder holds:\n{listing}\n\nChange the files "
+    "Exercise: {task_id}\n\n{instructions}\n\nThe folder holds:\n{listing}\n\nChange {stubs} "
     "so that they solve the task, in {language} with its standard library only, keeping the "
-    "names of existing functions and classes. Then call submit.")
+    "names of existing functions and classes. Those files, and source files you add, are "
+    "built with the hidden tests: leave no scratch program with a main of its own in the "
+    "folder. Then call submit.")
 RETRY = (
     "The hidden tests failed. Here is what they printed:\n\n```\n{output}\n```\n\nThe tests "
     "are correct: fix the files, then call submit again.")
@@ -63,6 +65,7 @@ class AgentProtocol(Protocol):
         if not isinstance(suite, EditSuite):  # check() says so before a run starts
             raise TypeError(f"suite {suite.name} has no workspace")
         budget, tries = Budget.from_options(ctx.options), int(ctx.options.get("tries", 1))
+        _refuse_unsafe(ctx)
         native = _native(ctx)
         files = suite.workspace_files(task)
         workspace = Workspace(files, suite.toolchain(task), suite.hidden_names(task))
@@ -85,7 +88,6 @@ class AgentProtocol(Protocol):
 async def _try(suite: EditSuite, task: Task, session: Session, try_index: int,
                budget: Budget) -> Attempt:
     log = TryLog()
-    before = dict(session.ws.files)
     sent = len(session.messages) - (2 if try_index == 1 else 1)  # the opening, or the retry
     replies = await session.attempt(Spent(budget), log)
     attempt = Attempt(try_index, Verdict.NOT_GENERATED, details={
@@ -105,7 +107,7 @@ async def _try(suite: EditSuite, task: Task, session: Session, try_index: int,
     grade = await suite.grade_files(task, files, session.ctx.sandbox)
     attempt.verdict, attempt.tests, attempt.output = grade.verdict, grade.tests, grade.output
     attempt.test_seconds = grade.seconds
-    changed = {p: t for p, t in files.items() if before.get(p) != t}
+    changed = {p: t for p, t in files.items() if session.initial.get(p) != t}
     attempt.code = "\n".join(f"# {p}\n{t}" for p, t in sorted(changed.items()))
     tried = log.tried + list(grade.details.get("tried") or [])
     attempt.details.update(grade.details)
@@ -120,6 +122,19 @@ def _part(try_index: int, reply: Reply) -> Attempt:
     return attempt_from_reply(try_index, Request(kind="chat"), reply)
 
 
+def _refuse_unsafe(ctx: SampleContext) -> None:
+    """An agent has a shell: where the answer keys cannot be masked (the process mode), it
+    could read them; and Anthropic's thinking blocks are not sent back yet, which the API
+    requires within a tool loop."""
+    unmasked = getattr(ctx.sandbox, "unmasked", [])
+    if getattr(ctx.sandbox, "mode", "bubblewrap") != "bubblewrap" and unmasked:
+        raise UsageError("the agent protocol needs the bubblewrap sandbox: in the process "
+                         "mode its shell could read " + ", ".join(unmasked[:3]))
+    if ctx.sampling.thinking_budget is not None:
+        raise UsageError("--thinking-budget does not work with --protocol agent yet (the "
+                         "thinking blocks are not sent back with the tool results)")
+
+
 def _native(ctx: SampleContext) -> bool:
     wanted = str(ctx.options.get("tool_format", "auto"))
     if wanted == "auto":
@@ -132,8 +147,9 @@ def _opening(suite: EditSuite, task: Task, files: dict[str, str], native: bool
     system = SYSTEM if native else f"{SYSTEM}\n\n{textcalls.instructions()}"
     language = suite.prompt_language(task)[0]
     listing = "\n".join(f"- {p}" for p in sorted(files))
+    stubs = ", ".join(suite.edit_files(task))
     first = FIRST.format(task_id=task.id, instructions=suite.instructions(task),
-                         listing=listing, language=language)
+                         listing=listing, language=language, stubs=stubs)
     return [{"role": "system", "content": system}, {"role": "user", "content": first}]
 
 
