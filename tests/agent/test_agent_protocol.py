@@ -140,7 +140,8 @@ def test_native_tool_calls_through_the_sdks_and_a_rerun_asks_nothing(
 
 def test_the_embedded_model_runs_the_protocol_and_the_report_shows_each_step(
         cli, py_root, ct_home, tmp_path):
-    summary = _run(cli, py_root, "local", "--max-steps", "2", "--max-tokens", "160")
+    summary = _run(cli, py_root, "local", "--exercises", "leap", "--max-steps", "2",
+                   "--max-tokens", "64")
     samples = _samples(ct_home, summary["run_id"])
     for sample in samples.values():
         attempt = sample.attempts[0]
