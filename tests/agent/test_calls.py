@@ -19,6 +19,9 @@ def test_text_calls_in_the_shapes_small_models_write():
     bare = parse('Sure: {"name": "list_files", "arguments": {"path": "."}} and done', 3)
     assert [c.name for c in bare] == ["list_files"]
     assert parse("Nothing to call here.", 4) == []
+    openai_shaped = parse('<tool_call>{"type": "function", "function": {"name": "run", '
+                          '"arguments": "{\\"command\\": \\"ls\\"}"}}</tool_call>', 5)
+    assert [(c.name, c.arguments) for c in openai_shaped] == [("run", {"command": "ls"})]
 
 
 def test_malformed_calls_say_what_to_fix():

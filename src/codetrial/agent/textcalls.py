@@ -3,7 +3,8 @@
 The format asked for is the one small instruct models are trained on:
 `<tool_call>{"name": "run", "arguments": {"command": "ls"}}</tool_call>`. Read forgivingly: a
 missing closing tag, a fenced JSON block or a bare JSON object that names a tool count too;
-`tool`/`function` for `name` and `args`/`parameters`/`input` for `arguments` are taken; raw
+`tool`/`function` for `name` and `args`/`parameters`/`input` for `arguments` are taken, and
+so is OpenAI's `{"type": "function", "function": {...}}`; raw
 newlines inside strings (code written without escaping) are accepted.
 """
 
@@ -63,6 +64,8 @@ def parse(text: str, step: int) -> list[Call]:
     for index, raw in enumerate(_objects(text)):
         call_id = f"text-{step}-{index}"
         value = _decoded(raw)
+        if isinstance(value, dict) and isinstance(value.get("function"), dict):
+            value = value["function"]  # the OpenAI shape, written out as text
         if not isinstance(value, dict):
             calls.append(Call("?", {}, call_id, "the call is not a JSON object"))
             continue
