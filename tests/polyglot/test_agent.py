@@ -44,8 +44,8 @@ def test_scripted_agents_pass_with_the_reference_and_fail_with_a_wrong_solution(
 
 def test_the_reference_contender_passes_through_its_own_calls(cli, poly_root):
     result = cli("run", "exercism", "--path", str(poly_root), "--model", "reference",
-                 "--protocol", "agent", "--languages", "python,go,javascript", "--json")
+                 "--protocol", "agent", "--languages", "python,go,java,javascript", "--json")
     assert result.code == 0, result.stderr
     summary = result.json()
-    assert summary["passed"] == summary["tasks"] == 6
+    assert summary["passed"] == summary["tasks"] == 8
     assert summary["failed_commands"] == 0  # its compile checks ran in the sandbox and passed

@@ -39,7 +39,8 @@ RETRY = (
 CHECKS = {  # what the reference contender runs before it submits: a quick compile
     "python": "python3 -m py_compile {path}", "javascript": "node --check {path}",
     "cpp": "g++ -std=c++17 -fsyntax-only {path}", "go": "go vet ./...",
-    "rust": "cargo build --offline --quiet", "java": "ls -R"}
+    "rust": "cargo build --offline --quiet",
+    "java": "mkdir -p .tmp && javac -d .tmp $(find src/main/java -name '*.java')"}
 TOOL_FORMATS = ("auto", "native", "text")
 
 
