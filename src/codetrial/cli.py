@@ -96,6 +96,9 @@ def run(
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
     api_key_env: Annotated[str | None, typer.Option(help="Env var holding the key.")] = None,
     request_timeout: Annotated[float, typer.Option(help="Seconds per model call.")] = 120.0,
+    max_attempts: Annotated[int, typer.Option(
+        help="API models: tries per model call (retries back off) before it is an infra "
+             "error, which --resume tries again.")] = 8,
     concurrency: Annotated[int, typer.Option(
         help="Model calls in flight (API models: the limiter's starting level).")] = 4,
     max_concurrency: Annotated[int | None, typer.Option(
@@ -157,7 +160,7 @@ def run(
             task_ids=tasks.split(",") if tasks else None, limit=limit,
             concurrency=concurrency, max_concurrency=max_concurrency, sandbox_workers=workers,
             executor=executor, ray_address=ray_address, cache=not no_cache,
-            request_timeout=request_timeout,
+            request_timeout=request_timeout, max_attempts=max_attempts,
         )
     early.begin(config)  # the sandbox starts while the rest is imported
     import asyncio

@@ -46,10 +46,13 @@ def sample_rows(db) -> list[tuple[str, str]]:
 def test_faults_end_answered_or_infra_and_resume_retries_them(cli, ct_home):
     with FaultyOpenAI(answer, first_run_fault) as api:
         first = cli("run", "humaneval", "--model", "openai:x", "--base-url", api.base_url,
-                    "--limit", str(LIMIT), "--concurrency", "4", "--json", timeout=300)
+                    "--limit", str(LIMIT), "--concurrency", "4", "--max-attempts", "4", "--json",
+                    timeout=300)
         assert first.code == 0, first.stderr
         summary = first.json()
         injected = dict(api.injected)
+        asked = {TASK_OF[json.loads(key)]: n for key, n in api.attempts.items()}
+        assert all(asked[task] == 4 for task in PERSISTENT), asked  # --max-attempts 4
         api.fault = lambda body, attempt: None  # the provider recovers
         rows = dict(sample_rows(ct_home / "runs.sqlite"))
         assert len(rows) == LIMIT  # no sample lost

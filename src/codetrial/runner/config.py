@@ -54,6 +54,7 @@ class RunConfig:
     ray_address: str | None = None  # "auto" or "HOST:6379"; None starts a local instance
     cache: bool = True
     request_timeout: float = bounded(120.0, gt=0)  # seconds before a model call is an infra error
+    max_attempts: int = bounded(8, ge=1)  # API models: tries per model call, backing off
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -94,7 +94,8 @@ async def _protocol_and_model(config: RunConfig, suite: Suite, cache_path: Path 
         if model.rate_limited:  # the limiter retries, not the SDK (max_retries=0)
             from codetrial.runner.limiter import AdaptiveLimiter, RateLimitedModel
 
-            limiter = AdaptiveLimiter(config.concurrency, config.max_concurrency)
+            limiter = AdaptiveLimiter(config.concurrency, config.max_concurrency,
+                                      max_attempts=config.max_attempts)
             model = RateLimitedModel(model, limiter)
         else:
             model = GatedModel(model, config.concurrency)
