@@ -27,10 +27,13 @@ directory and data never are. Each choice here was checked with bwrap 0.8 as roo
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
+import hashlib
 import os
 import shutil
 import site
+import stat
 import sys
 import sysconfig
 import tempfile
@@ -115,9 +118,23 @@ def system_binds() -> list[str]:
     return args
 
 
+ETC_DIR_PREFIX = "codetrial-sandbox-etc-"
+
+
 @functools.cache
 def _etc_dir() -> str:
-    folder = tempfile.mkdtemp(prefix="codetrial-sandbox-etc-")
+    """One folder per harness uid, kept between runs: its files are named by their content, so
+    a harness that is killed leaves nothing new behind. One that is not ours alone (made by
+    another user, writable by others) is passed over for a private one."""
+    folder = os.path.join(tempfile.gettempdir(), f"{ETC_DIR_PREFIX}{os.getuid()}")
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(folder, 0o755)
+    found = os.lstat(folder)
+    if stat.S_ISDIR(found.st_mode) and found.st_uid == os.getuid() \
+            and not found.st_mode & 0o022:
+        os.chmod(folder, 0o755)
+        return folder
+    folder = tempfile.mkdtemp(prefix=ETC_DIR_PREFIX)
     os.chmod(folder, 0o755)
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     return folder
@@ -125,11 +142,16 @@ def _etc_dir() -> str:
 
 @functools.cache
 def _etc_file(name: str, text: str) -> str:
-    """Written to a new inode each time: running sandboxes keep the copy they bound."""
-    path = os.path.join(_etc_dir(), name)
+    """`text` under a name of its own (its digest): a running sandbox's copy never changes, and
+    a file is renamed into place whole, so it is complete or absent."""
+    data = text.encode()
+    path = os.path.join(_etc_dir(), f"{name}-{hashlib.sha256(data).hexdigest()[:16]}")
+    with contextlib.suppress(OSError), open(path, "rb") as fh:
+        if fh.read() == data:
+            return path
     fd, tmp = tempfile.mkstemp(dir=_etc_dir())
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
     os.chmod(tmp, 0o644)
     os.replace(tmp, path)
     return path
