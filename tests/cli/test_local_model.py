@@ -7,7 +7,7 @@ import pytest
 
 @pytest.mark.slow
 def test_local_model_stores_every_sample_and_reuses_the_cache(cli, ct_home):
-    first = cli("run", "humaneval", "--model", "local", "--limit", "4", "--max-tokens", "128",
+    first = cli("run", "humaneval", "--model", "local", "--limit", "4", "--max-tokens", "48",
                 "--json")
     assert first.code == 0, first.stderr
     summary = first.json()
@@ -16,7 +16,7 @@ def test_local_model_stores_every_sample_and_reuses_the_cache(cli, ct_home):
     replies = con.execute("SELECT reply, verdict FROM attempts").fetchall()
     assert len(replies) == 4 and all(r[1] for r in replies)
 
-    second = cli("run", "humaneval", "--model", "local", "--limit", "4", "--max-tokens", "128",
+    second = cli("run", "humaneval", "--model", "local", "--limit", "4", "--max-tokens", "48",
                  "--json")
     details = con.execute(
         "SELECT details FROM attempts WHERE run_id = ?", (second.json()["run_id"],)).fetchall()
@@ -27,7 +27,7 @@ def test_local_model_stores_every_sample_and_reuses_the_cache(cli, ct_home):
 @pytest.mark.slow
 def test_chat_run_against_real_openai_compatible_server(cli, llama_server):
     result = cli("run", "humaneval", "--model", "openai:smollm2", "--base-url", llama_server,
-                 "--protocol", "chat", "--limit", "3", "--max-tokens", "128", "--json")
+                 "--protocol", "chat", "--limit", "3", "--max-tokens", "48", "--json")
     assert result.code == 0, result.stderr
     summary = result.json()
     assert summary["samples"] == 3 and summary["infra_errors"] == 0

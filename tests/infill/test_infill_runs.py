@@ -30,7 +30,7 @@ def test_reference_fills_every_hole(cli, protocol):
 
 def test_local_model_fim_with_samples_and_a_header(cli, ct_home):
     result = cli("run", "yaml", "--path", str(CASES), "--model", "local", "--protocol", "fim",
-                 "-n", "2", "--temperature", "0.2", "--top-p", "0.95", "--max-tokens", "48",
+                 "-n", "2", "--temperature", "0.2", "--top-p", "0.95", "--max-tokens", "16",
                  "-o", f"header={HEADER}", "--json")
     assert result.code == 0, result.stderr
     summary = result.json()
@@ -47,7 +47,7 @@ def test_local_model_fim_with_samples_and_a_header(cli, ct_home):
 
 def test_local_model_fill_chat(cli, ct_home):
     result = cli("run", "yaml", "--path", str(CASES), "--model", "local",
-                 "--protocol", "fill-chat", "--max-tokens", "48", "--json")
+                 "--protocol", "fill-chat", "--max-tokens", "16", "--json")
     assert result.code == 0, result.stderr
     summary = result.json()
     assert (summary["tasks"], summary["samples"], summary["infra_errors"]) == (10, 10, 0)
