@@ -45,7 +45,7 @@ def test_a_killed_harness_leaves_no_new_folder(bubblewrap: None) -> None:
     before = etc_folders()
     harness = subprocess.Popen([sys.executable, "-c", HARNESS])
     try:
-        deadline = 60
+        deadline = 240  # half-second waits: generous for a loaded machine
         while deadline and not any(p.name == "bwrap" for p in children(harness.pid)):
             deadline -= 1
             subprocess.run(["sleep", "0.5"])
