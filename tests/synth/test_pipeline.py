@@ -46,8 +46,8 @@ def test_reference_passes_duckdb_cases(cli, duckdb_dir, tmp_path):
 def test_python_statistics_end_to_end(cli, tmp_path):
     out = tmp_path / "stats"
     result = cli("synth", "python:statistics", "--author-model", "local",
-                   "--validator-model", "reference", "--limit", "2", "--tries", "1", "--out", str(out),
-                 "--json")
+                 "--validator-model", "reference", "--limit", "2", "--tries", "1",
+                 "--out", str(out), "--json")
     assert result.code == 0, result.stderr
     report = result.json()
     assert report["filter"] == {
