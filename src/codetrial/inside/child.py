@@ -16,6 +16,7 @@ import sys
 import traceback
 import types
 
+import codetrial_exception_text as exception_text
 from codetrial_frames import write_all
 from codetrial_privileges import clear_capabilities
 from codetrial_system import (
@@ -261,7 +262,7 @@ def print_user_traceback(exc: BaseException) -> None:
     while tb is not None and tb.tb_frame.f_code.co_filename == ours:
         tb = tb.tb_next
     try:
-        traceback.print_exception(type(exc), exc, tb)
+        exception_text.print_exception(exc, tb)
     except BaseException:  # e.g. MemoryError again: the type name still reaches the harness
         pass
 

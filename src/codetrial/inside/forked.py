@@ -10,6 +10,7 @@ with the same signal, so the sandbox still tells a CPU-time or memory kill from 
 from __future__ import annotations
 
 import json
+import linecache
 import os
 import signal
 import sys
@@ -17,13 +18,16 @@ import traceback
 import types
 
 import codetrial_audit as audit
+import codetrial_exception_text as exception_text
 import codetrial_plain as plain
 from codetrial_proxy import ProxyError, recv_frame, send_frame
 
 
 def load_module(code: str, filename: str = "<solution>") -> dict:
     """Run the model's code as the __main__ module (as `python file.py` would) and return its
-    namespace; the worker's directory is importable, as for any program."""
+    namespace; the worker's directory is importable, as for any program. Its lines are known
+    to linecache, so that a traceback shows the line that raised."""
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     module = types.ModuleType("__main__")
@@ -125,7 +129,7 @@ def _serve(out: int, inp: int, code: str) -> None:
         namespace = load_module(code)
     except BaseException as exc:
         with recorder.paused():
-            traceback.print_exception(type(exc), exc, exc.__traceback__)
+            exception_text.print_exception(exc)
         send(raised(exc))
         return
     send({"ready": True})
@@ -135,7 +139,7 @@ def _serve(out: int, inp: int, code: str) -> None:
             reply = _answer(namespace, request["name"], request.get("call"))
         except BaseException as exc:
             with recorder.paused():
-                traceback.print_exception(type(exc), exc, exc.__traceback__)
+                exception_text.print_exception(exc)
             reply = raised(exc)
         send(reply)
 

@@ -30,9 +30,9 @@ import functools
 import json
 import os
 import sys
-import traceback
 
 import codetrial_audit as audit
+import codetrial_exception_text as exception_text
 import codetrial_plain as plain
 from codetrial_forked import Subject, load_module, raised, undumpable
 
@@ -76,7 +76,7 @@ def _give(answers: list, answer: dict, exc: BaseException | None = None) -> None
     recorder = _recorder[0]
     if exc is not None:
         with recorder.paused() if recorder else contextlib.nullcontext():
-            traceback.print_exception(type(exc), exc, exc.__traceback__)
+            exception_text.print_exception(exc)
     tried = recorder.drain() if recorder else []
     for item in ([{"tried": tried}] if tried else []) + [answer]:
         answers.append(item)
