@@ -98,6 +98,32 @@ def test_a_wrong_answer_before_a_hang_is_a_failure_not_a_timeout(sandbox):
     assert "assert candidate(3) == 9" in result.output
 
 
+class Counting:
+    """The sandbox, counting the programs graded through it and how each ended."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self.sandbox, self.ended = sandbox, []
+
+    async def run(self, program, limits, watch=None):  # noqa: ANN001, ANN201
+        outcome = await self.sandbox.run(program, limits, watch)
+        self.ended.append(outcome.status)
+        return outcome
+
+
+def test_the_wrong_answer_ends_the_program_and_a_slow_right_one_runs_once(sandbox):
+    """Judged as the answers stream out: the hang after a wrong answer is stopped, not waited
+    for to the limit, and an answer slower than the first streaming runs only once."""
+    counting = Counting(sandbox)
+    code = "import time\ndef sq(n):\n    if n == 4:\n        time.sleep(100)\n    return 0\n"
+    hung = asyncio.run(grade_by_value(SQUARE, code, counting, Limits(wall_seconds=60)))
+    assert (hung.verdict, counting.ended) == (Verdict.FAILED, ["stopped"])
+    assert hung.seconds < 30
+    slow = "import time\ndef sq(n):\n    time.sleep(0.1)\n    return n * n\n"
+    assert grade(sandbox, SQUARE, slow).verdict == Verdict.PASSED
+    assert asyncio.run(grade_by_value(SQUARE, slow, counting, LIMITS)).verdict == "passed"
+    assert counting.ended == ["stopped", "ok"]
+
+
 def test_right_answers_pass_and_what_the_check_says_is_kept(sandbox):
     assert grade(sandbox, SQUARE, "def sq(n):\n    return n ** 2\n").verdict == Verdict.PASSED
     wrong = grade(sandbox, SQUARE, "def sq(n):\n    print('thinking')\n    return n + 6\n")

@@ -33,9 +33,9 @@ def outstanding(monkeypatch: pytest.MonkeyPatch) -> list[int]:
             seen.append(counts[id(self)])
         return send(self, request, timeout)
 
-    def counting_receive(self, request, timeout):  # noqa: ANN001, ANN202
+    def counting_receive(self, request, timeout, *heard):  # noqa: ANN001, ANN002, ANN202
         try:
-            return receive(self, request, timeout)
+            return receive(self, request, timeout, *heard)
         finally:
             with lock:
                 counts[id(self)] -= 1

@@ -8,8 +8,10 @@ those names. The harness imports the few it needs as this package's modules (`pl
 
 - frames: length-prefixed frames, the one wire format of every channel (harness and worker,
   judge and subject, tests and subject, the llama.cpp child).
-- worker (the entry), system, privileges, child, capture, outcome, cleanup, server: the fork
-  server that runs one program at a time.
+- worker (the entry), system, privileges, child, channel, capture, outcome, cleanup, server:
+  the fork server that runs one program at a time; channel is its end of the harness's pipes
+  (requests, replies, what a running program printed so far, stops).
+- exception_text: tracebacks as Python prints them, without the carets that cost a parse.
 - plain, audit: values as plain data; what the model's code tried.
 - proxy, judge, subject, unittest: the model's code in a process of its own, reached by value
   or through handles.

@@ -10,6 +10,7 @@ import select
 import signal
 import time
 
+from codetrial_channel import Harness
 from codetrial_child import Channels
 from codetrial_system import (
     CHUNK,
@@ -21,6 +22,12 @@ from codetrial_system import (
     TRICKLE_SECONDS,
     reap_others,
 )
+
+# A program that asked for its output to stream sends the lines it printed so far this long
+# after its start, then at most this often (only when there are new ones). Most programs are
+# done before the first: they send nothing more than before.
+STREAM_AFTER_SECONDS = 0.01
+STREAM_EVERY_SECONDS = 0.01
 
 
 class Capture:
@@ -48,18 +55,24 @@ class Capture:
 
 
 class Watch:
-    """Feeds stdin, captures output, and enforces the wall-time and output limits of one child."""
+    """Feeds stdin, captures output, and enforces the wall-time and output limits of one child;
+    for a request that asks it (`stream`), sends the harness what the child printed so far and
+    stops the child when the harness says so (see codetrial_channel)."""
 
-    def __init__(self, pid: int, ch: Channels, limits: dict, stdin: bytes, harness: int) -> None:
-        self.pid, self.ch, self.limits, self.harness = pid, ch, limits, harness
+    def __init__(self, pid: int, ch: Channels, req: dict, harness: Harness) -> None:
+        self.pid, self.ch, self.harness = pid, ch, harness
+        self.ident, self.limits = req.get("id"), req["limits"]
         self.started = time.monotonic()
+        self.stream_at = self.started + STREAM_AFTER_SECONDS if req.get("stream") else None
+        self.streamed = 0  # bytes of stdout sent to the harness so far
+        self.listening = False  # to the harness: from the first lines sent on
         self.killed_for: str | None = None
         self.over_cap = ""
-        keep = int(limits["max_output_bytes"])
+        keep = int(self.limits["max_output_bytes"])
         self.hard_cap = max(keep * OUTPUT_HARD_FACTOR, 256 * 1024)
         caps = {"stdout": keep, "stderr": keep, "result": RESULT_CAP, "setup": ERRPIPE_CAP}
         self.captures = {fd: Capture(caps[name]) for name, fd in ch.readers().items()}
-        self.stdin = memoryview(stdin)
+        self.stdin = memoryview((req.get("stdin") or "").encode())
         self.resting: dict[int, float] = {}  # fd of a trickling stream -> when it is read again
         self.status = 0
         self.rusage: resource.struct_rusage | None = None
@@ -77,8 +90,8 @@ class Watch:
             sel.register(fd, 0)
             self.resting[fd] = self.started + TRICKLE_SECONDS
         pidfd = self._pidfd(sel)
-        # only a hang-up: the harness may have sent the next request already (see _Slot)
-        sel.register(self.harness, 0)
+        # only a hang-up (until it may say stop): it may have sent the next request already
+        sel.register(self.harness.fd, 0)
         if self.stdin:
             os.set_blocking(self.ch.stdin_w, False)
             sel.register(self.ch.stdin_w, select.POLLOUT)
@@ -107,15 +120,18 @@ class Watch:
             if remaining <= 0:
                 self.killed_for = "timeout"
                 return
-            for fd, _ in sel.poll(math.ceil(self._wait_for(remaining) * 1000)):
-                if fd == self.harness:
-                    self.killed_for = "abandoned"
-                    return
-                if fd == self.ch.stdin_w:
+            for fd, event in sel.poll(math.ceil(self._wait_for(remaining) * 1000)):
+                if fd == self.harness.fd:
+                    self.killed_for = self._hear(event)
+                    if self.killed_for:
+                        return
+                elif fd == self.ch.stdin_w:
                     self._feed_stdin(sel)
                 elif fd in self.captures:
                     self._read(sel, fd)
             self._wake_rested(sel)
+            if self.stream_at is not None and time.monotonic() >= self.stream_at:
+                self._stream(sel)
             reap_others(self.pid)
             self.over_cap = self._over_cap()
             if self.over_cap:
@@ -125,11 +141,38 @@ class Watch:
                 return
 
     def _wait_for(self, remaining: float) -> float:
-        """Seconds until the next poll must end: the deadline, a resting stream, 0.25 at most."""
+        """Seconds until the next poll must end: the deadline, a resting stream, the next lines
+        to send, 0.25 at most."""
         wait = min(remaining, 0.25)
-        if self.resting:
-            wait = min(wait, max(0.0, min(self.resting.values()) - time.monotonic()))
+        wakes = list(self.resting.values())
+        if self.stream_at is not None:
+            wakes.append(self.stream_at)
+        if wakes:
+            wait = min(wait, max(0.0, min(wakes) - time.monotonic()))
         return wait
+
+    def _hear(self, event: int) -> str | None:
+        """Why the child must be killed, after what the harness sent (or its hang-up)."""
+        if not event & select.POLLIN:
+            return "abandoned"
+        said = self.harness.listen(self.ident)
+        return {"stop": "stopped", "gone": "abandoned"}.get(said)
+
+    def _stream(self, sel: select.poll) -> None:
+        """Send the complete lines the child printed since the last time, if any."""
+        fd = self.ch.readers()["stdout"]
+        capture = self.captures[fd]
+        if not capture.eof:
+            self._read(sel, fd)  # what the pipe holds now, resting or not
+        end = capture.data.rfind(b"\n") + 1
+        if end > self.streamed:
+            text = bytes(capture.data[self.streamed:end]).decode("utf-8", "replace")
+            self.harness.interim(self.ident, text)
+            self.streamed = end
+            if not self.listening:
+                sel.modify(self.harness.fd, select.POLLIN)
+                self.listening = True
+        self.stream_at = time.monotonic() + STREAM_EVERY_SECONDS
 
     def _wake_rested(self, sel: select.poll) -> None:
         now = time.monotonic()

@@ -121,6 +121,8 @@ def verdict(watch: Watch, req: dict, result: dict | None, exit_code: int | None,
         return "sandbox_error", setup_detail(setup)
     if watch.killed_for == "abandoned":
         return "sandbox_error", "the harness went away during the program"
+    if watch.killed_for == "stopped":
+        return "stopped", "stopped by the harness: what it printed decided its verdict"
     if watch.killed_for == "timeout":
         return "timeout", f"wall time limit of {watch.limits['wall_seconds']} s exceeded"
     if watch.killed_for == "output_limit":

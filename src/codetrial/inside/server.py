@@ -10,8 +10,8 @@ import signal
 import sys
 import traceback
 
-import codetrial_frames as frames
 from codetrial_capture import Watch
+from codetrial_channel import Harness
 from codetrial_child import (
     LOW_FDS,
     PROGRAM_NAME,
@@ -26,7 +26,6 @@ from codetrial_cleanup import as_sandbox_user, clean_up, kill_leftovers
 from codetrial_outcome import judge
 from codetrial_privileges import SECCOMP, clear_inheritable
 from codetrial_system import (
-    MAX_MESSAGE,
     PR_SET_CHILD_SUBREAPER,
     PR_SET_DUMPABLE,
     PR_SET_NO_NEW_PRIVS,
@@ -35,15 +34,6 @@ from codetrial_system import (
     prctl,
 )
 from codetrial_workfiles import collect_files
-
-
-def read_msg(fd: int) -> dict | None:
-    return frames.read_message(fd, MAX_MESSAGE)  # type: ignore[return-value]
-
-
-def write_msg(fd: int, obj: dict) -> None:
-    frames.write_message(fd, obj)
-
 
 
 def check_request(req: dict) -> str | None:
@@ -58,7 +48,7 @@ def check_request(req: dict) -> str | None:
     return None
 
 
-def run_program(req: dict, cfg: dict, harness: int) -> dict:
+def run_program(req: dict, cfg: dict, harness: Harness) -> dict:
     problem = check_request(req)
     if problem:
         return {"status": "error", "detail": problem}
@@ -73,7 +63,7 @@ def run_program(req: dict, cfg: dict, harness: int) -> dict:
     if pid == 0:
         child_main(req, wd, ch, nonce, cfg)
     ch.close_child_ends()
-    watch = Watch(pid, ch, req["limits"], (req.get("stdin") or "").encode(), harness)
+    watch = Watch(pid, ch, req, harness)
     watch.run()
     healthy = kill_leftovers(cfg)
     watch.drain()
@@ -179,22 +169,22 @@ def prepare(cfg: dict) -> None:
 
 
 
-def serve(cfg: dict, inp: int, out: int) -> None:
-    write_msg(out, {"ready": True, "pid": os.getpid(), "uid": os.getuid(),
-                    "seccomp": SECCOMP is not None, "python": sys.version.split()[0]})
+def serve(cfg: dict, harness: Harness) -> None:
+    harness.reply({"ready": True, "pid": os.getpid(), "uid": os.getuid(),
+                   "seccomp": SECCOMP is not None, "python": sys.version.split()[0]})
     while True:
-        req = read_msg(inp)
+        req = harness.next_request()
         if req is None:
             return
         try:
-            reply = run_program(req, cfg, inp)
+            reply = run_program(req, cfg, harness)
         except Exception:
             kill_leftovers(cfg)
             reply = {"status": "sandbox_error", "restart": True,
                      "detail": "worker failed: " + traceback.format_exc()}
         reply["id"] = req.get("id")
         try:
-            write_msg(out, reply)
+            harness.reply(reply)
         except OSError:  # the harness is gone
             return
         if reply.get("restart"):
@@ -204,7 +194,7 @@ def serve(cfg: dict, inp: int, out: int) -> None:
 def main(cfg: dict) -> None:
     inp, out = protocol_fds()
     prepare(cfg)
-    serve(cfg, inp, out)
+    serve(cfg, Harness(inp, out))
     # Nothing is left to flush or clean (serve cleans up after every program), and tearing
     # down the preloaded interpreter would keep the harness waiting at every close: 15 ms.
     os._exit(0)

@@ -1,7 +1,8 @@
 """Where sandboxed grading runs: `local` (this machine's warm Sandbox) or `ray` (one per node).
 
-Protocols and suites only call `await executor.run(program, limits)`, exactly the Sandbox's
-method, so they do not know which executor graded their program.
+Protocols and suites only call `await executor.run(program, limits, watch=None)`, exactly the
+Sandbox's method, so they do not know which executor graded their program (the ray executor
+never calls a watch: its programs run to their end).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from codetrial.runner import early
 from codetrial.sandbox import Limits, Outcome, Program, Sandbox
+from codetrial.sandbox.sandbox import Watch
 
 if TYPE_CHECKING:
     from codetrial.runner.config import RunConfig
@@ -27,7 +29,8 @@ class Executor(Protocol):
     @property
     def mode(self) -> str: ...
 
-    async def run(self, program: Program, limits: Limits = ...) -> Outcome: ...
+    async def run(self, program: Program, limits: Limits = ...,
+                  watch: Watch | None = None) -> Outcome: ...
 
     async def aclose(self) -> None: ...
 
@@ -49,8 +52,9 @@ class LocalExecutor:
     def unmasked(self) -> list[str]:
         return self.sandbox.unmasked
 
-    async def run(self, program: Program, limits: Limits = Limits()) -> Outcome:  # noqa: B008
-        return await self.sandbox.run(program, limits)
+    async def run(self, program: Program, limits: Limits = Limits(),  # noqa: B008
+                  watch: Watch | None = None) -> Outcome:
+        return await self.sandbox.run(program, limits, watch)
 
     async def warm(self) -> None:
         """Start every worker now, in the background, not when the first samples wait."""

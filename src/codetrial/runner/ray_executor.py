@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,7 +102,9 @@ class RayExecutor:
         return [{**h.info, "node_id": h.node_id, "outstanding": h.outstanding}
                 for h in self._hosts]
 
-    async def run(self, program: Program, limits: Limits = Limits()) -> Outcome:  # noqa: B008
+    async def run(self, program: Program, limits: Limits = Limits(),  # noqa: B008
+                  watch: Callable[[str], bool] | None = None) -> Outcome:
+        """`watch` is never called: a node's output comes back once its program has ended."""
         host = min(self._hosts, key=_Host.load)
         host.outstanding += 1
         try:

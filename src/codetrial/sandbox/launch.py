@@ -30,8 +30,8 @@ BUBBLEWRAP, PROCESS = "bubblewrap", "process"
 # The worker's own modules (codetrial/inside/), which it imports at its start, and the
 # standalone modules that programs import, by these names (order: dependencies first).
 WORKER_PARTS = {f"codetrial_{name}": f"{name}.py" for name in (
-    "frames", "system", "privileges", "exception_text", "child", "capture", "outcome",
-    "proctree", "cleanup", "workfiles", "server")}
+    "frames", "system", "privileges", "exception_text", "child", "channel", "capture",
+    "outcome", "proctree", "cleanup", "workfiles", "server")}
 PROXY_PARTS = ("handles", "conversions", "tracebacks", "values", "proxy")
 PRELOADED = {"codetrial_plain": "plain.py", "codetrial_audit": "audit.py",
              **{f"codetrial_{name}": f"{name}.py" for name in PROXY_PARTS},

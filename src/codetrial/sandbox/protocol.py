@@ -72,8 +72,9 @@ def recv(fd: int, deadline: float) -> dict:
     return msg
 
 
-def to_request(program: Program, limits: Limits, ident: int) -> dict:
-    """A Program with its Limits as one message; bytes files travel as base64."""
+def to_request(program: Program, limits: Limits, ident: int, stream: bool = False) -> dict:
+    """A Program with its Limits as one message; bytes files travel as base64. `stream`: the
+    worker sends what the program prints while it runs, and takes a stop (see inside/channel)."""
     if (program.code is None) == (program.argv is None):
         raise ValueError("a Program needs exactly one of `code` and `argv`")
     if program.argv is not None and not program.argv:
@@ -83,7 +84,7 @@ def to_request(program: Program, limits: Limits, ident: int) -> dict:
         "id": ident, "code": program.code, "argv": list(program.argv or ()) or None,
         "files": files, "env": {str(k): str(v) for k, v in program.env.items()},
         "stdin": program.stdin, "limits": dict(vars(limits)),  # asdict deep-copies: 10x slower
-        "collect": program.collect,
+        "collect": program.collect, "stream": stream,
     }
 
 

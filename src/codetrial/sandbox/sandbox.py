@@ -52,6 +52,25 @@ class _Countdown:
         self.done()
 
 
+# What a running program printed so far -> whether to stop it now (see Sandbox.run)
+Watch = Callable[[str], bool]
+
+
+class _Printed:
+    """A program's output as it comes, handed whole to its watch; a watch that fails is taken
+    for one that never says stop (the limit still holds)."""
+
+    def __init__(self, watch: Watch | None) -> None:
+        self.watch, self.text = watch, ""
+
+    def heard(self, more: str) -> bool:
+        self.text += more
+        try:
+            return self.watch is not None and bool(self.watch(self.text))
+        except Exception:  # noqa: BLE001 - the caller's fault must not cost the worker
+            return False
+
+
 class _Slot:
     """One worker position in the pool: its uid, and its worker (restarted when needed).
 
@@ -140,8 +159,8 @@ class _Slot:
             self.worker = self.spawner.submit(WorkerProcess.start, self._launch()).result()
         return self.worker
 
-    def run(self, program: Program, limits: Limits) -> Outcome:
-        request = to_request(program, limits, next(_ids))
+    def run(self, program: Program, limits: Limits, watch: Watch | None) -> Outcome:
+        request = to_request(program, limits, next(_ids), stream=watch is not None)
         timeout = limits.wall_seconds + self.margin
         while True:
             try:
@@ -151,7 +170,7 @@ class _Slot:
             try:
                 ahead.wait()
                 if worker is self.worker:
-                    return self._answer(worker, request, timeout, unsent)
+                    return self._answer(worker, request, timeout, unsent, watch)
             finally:
                 self._leave(timeout)
                 turn.set()
@@ -183,12 +202,12 @@ class _Slot:
             self.queued_seconds -= timeout
 
     def _answer(self, worker: WorkerProcess, request: dict, timeout: float,
-                unsent: str | None) -> Outcome:
+                unsent: str | None, watch: Watch | None) -> Outcome:
         """Our turn, on the worker that has our request (or failed to take it)."""
         try:
             if unsent:
                 worker.fail(unsent)
-            reply = worker.receive(request, timeout)
+            reply = worker.receive(request, timeout, _Printed(watch).heard)
         except WorkerFailure as exc:
             self.discard(worker)
             return Outcome(status="sandbox_error", detail=str(exc))
@@ -322,11 +341,11 @@ class Sandbox:
     def restarts(self) -> int:
         return sum(slot.restarts for slot in self._slots)
 
-    def _run(self, program: Program, limits: Limits) -> Outcome:
+    def _run(self, program: Program, limits: Limits, watch: Watch | None = None) -> Outcome:
         slot = self._take()
         outcome = None
         try:
-            outcome = slot.run(program, limits)
+            outcome = slot.run(program, limits, watch)
             return outcome
         finally:
             self._give_back(slot, outcome)
@@ -352,19 +371,26 @@ class Sandbox:
                 self._typical += (outcome.wall_seconds - self._typical) * TYPICAL_WEIGHT
             self._taking.notify()
 
-    async def run(self, program: Program, limits: Limits = Limits()) -> Outcome:  # noqa: B008
-        """Run one program; waits for a free worker. Never raises for what the program did."""
+    async def run(self, program: Program, limits: Limits = Limits(),  # noqa: B008
+                  watch: Watch | None = None) -> Outcome:
+        """Run one program; waits for a free worker. Never raises for what the program did.
+
+        `watch(printed)`: called, from a sandbox thread, with all the program has printed so
+        far, each time more complete lines came (not before 10 ms, at most every 10 ms: most
+        programs end first); returning True stops the program (status "stopped"). For a
+        caller that judges output as it comes and has seen enough."""
         import asyncio  # here: the command begins a sandbox before it imports asyncio
 
         if self._closed:
             raise RuntimeError("the sandbox is closed")
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._run, program, limits)
+        return await loop.run_in_executor(self._executor, self._run, program, limits, watch)
 
-    def run_sync(self, program: Program, limits: Limits = Limits()) -> Outcome:  # noqa: B008
+    def run_sync(self, program: Program, limits: Limits = Limits(),  # noqa: B008
+                 watch: Watch | None = None) -> Outcome:
         if self._closed:
             raise RuntimeError("the sandbox is closed")
-        return self._executor.submit(self._run, program, limits).result()
+        return self._executor.submit(self._run, program, limits, watch).result()
 
     def close(self) -> None:
         """Stop every worker, after the programs already running (queued ones are dropped)."""

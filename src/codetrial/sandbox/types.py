@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Status = Literal["ok", "error", "timeout", "oom", "output_limit", "sandbox_error"]
+# "stopped": the caller's watch stopped it, what it printed having decided (see Sandbox.run)
+Status = Literal["ok", "error", "timeout", "oom", "output_limit", "sandbox_error", "stopped"]
 
 
 @dataclass(frozen=True)

@@ -94,16 +94,38 @@ class WorkerProcess:
                 return str(exc)
         return None
 
-    def receive(self, request: dict, timeout: float) -> dict:
+    def receive(self, request: dict, timeout: float,
+                heard: Callable[[str], bool] = lambda stdout: False) -> dict:
         """The next answer, which must be `request`'s; the worker is killed (WorkerFailure)
-        if none comes within `timeout` seconds."""
-        try:
-            reply = protocol.recv(self._out, time.monotonic() + timeout)
-        except protocol.ChannelError as exc:
-            self.fail(str(exc))
-        if reply.get("id") != request.get("id"):
-            self.fail("the worker answered another request")
-        return reply
+        if none comes within `timeout` seconds. What the program printed while it ran (a
+        request that asks to `stream`) goes to `heard` first, piece by piece; once `heard`
+        returns True the worker is told to stop the program (its answer still comes)."""
+        deadline = time.monotonic() + timeout
+        stopping = False
+        while True:
+            try:
+                reply = protocol.recv(self._out, deadline)
+            except protocol.ChannelError as exc:
+                self.fail(str(exc))
+            if reply.get("id") != request.get("id"):
+                self.fail("the worker answered another request")
+            if not reply.get("interim"):
+                return reply
+            if heard(str(reply.get("stdout", ""))) and not stopping:
+                stopping = True
+                self._stop(request, deadline)
+
+    def _stop(self, request: dict, deadline: float) -> None:
+        with self._writing:  # between whole requests: the next may have been sent ahead
+            if not self._input_open:
+                return  # closing: the limit still ends the program
+            try:
+                protocol.send(self._in, {"stop": request["id"]}, deadline)
+            except protocol.ChannelError as exc:
+                problem = str(exc)
+            else:
+                return
+        self.fail(f"could not ask the worker to stop a program: {problem}")
 
     def fail(self, problem: str) -> NoReturn:
         """Kill the worker for `problem` (WorkerFailure, with the end of its stderr)."""

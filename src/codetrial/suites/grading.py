@@ -10,7 +10,7 @@ import random
 import traceback
 import types
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import CodeType
 from typing import Any
 
@@ -93,39 +93,35 @@ class Replay:
     ran_out: bool = False  # the check reached a call the program had not answered
 
 
-# How long a program answers before its answers are first judged. Most programs are done by
-# then; for one still running, an answer that already failed its check decides (as the check
-# would stop there), and only a program whose answers so far all pass runs again, in full.
-FIRST_LOOK_SECONDS = 0.05
-
-
 async def grade_by_value(check: CallCheck, code: str, sandbox: Sandbox, limits: Limits) -> Grade:
     """The model's `check.entry` answers the test's calls in the sandbox; the test judges the
-    answers here, in its own order (see FIRST_LOOK_SECONDS). Should the test call with other
-    arguments than it did the reference, the whole check runs in the sandbox instead, apart
-    from the model's code (codetrial_judge)."""
+    answers here, in its own order, as they stream out: the first that fails its check decides
+    (as the check itself would stop at that assertion, whatever later calls would do) and ends
+    the program. Should the test call with other arguments than it did the reference, the
+    whole check runs in the sandbox instead, apart from the model's code (codetrial_judge)."""
     calls = record_calls(check)
     program = Program(code=judged_program("answer_calls", code, check.entry),
                       stdin=calls_text(check, calls))
-    first = replace(limits, wall_seconds=min(limits.wall_seconds, FIRST_LOOK_SECONDS))
-    outcome = await sandbox.run(program, first)
-    seconds = outcome.wall_seconds
+    outcome = await sandbox.run(program, limits,
+                                watch=lambda printed: _decided(check, calls, printed))
     try:
         replayed = replay(check, calls, answers_of(outcome), outcome)
-        if outcome.status == "timeout" and first != limits and not _failed(replayed):
-            outcome = await sandbox.run(program, limits)  # no answer failed yet: in full
-            seconds += outcome.wall_seconds
-            replayed = replay(check, calls, answers_of(outcome), outcome)
     except Diverged:
         return await _grade_apart(check, code, sandbox, limits)
     message = "" if replayed.verdict == Verdict.PASSED else _join(replayed.message,
                                                                    program_output(outcome))
     return Grade(replayed.verdict, [TestResult("check", replayed.verdict, message)], message,
-                 seconds, tried_details(outcome))
+                 outcome.wall_seconds, tried_details(outcome))
 
 
-def _failed(replayed: Replay) -> bool:
-    """An answer failed its check (the verdict stands whatever later calls would do)."""
+def _decided(check: CallCheck, calls: list[Any], printed: str) -> bool:
+    """Whether an answer printed so far fails its check: the verdict stands then, whatever
+    later calls would do (a test that takes another path is left to the end)."""
+    answers = [a for a in _printed(printed) if not _is_tried(a)]
+    try:
+        replayed = replay(check, calls, answers, None)
+    except Diverged:
+        return False
     return not replayed.ran_out and replayed.verdict != Verdict.PASSED
 
 
@@ -188,9 +184,11 @@ def _record(check: CallCheck) -> list[Any]:
     return calls
 
 
-def replay(check: CallCheck, calls: list[Any], answers: list[Any], ended: Outcome) -> Replay:
+def replay(check: CallCheck, calls: list[Any], answers: list[Any], ended: Outcome | None
+           ) -> Replay:
     """Judge the model's answers; `ended` says how its program ended (for calls it never
-    answered). Raises Diverged when the test takes another path than with the reference."""
+    answered; None: it still runs). Raises Diverged when the test takes another path than with
+    the reference."""
     position = iter(range(len(calls) + 1))
 
     def candidate(*args: Any, **kwargs: Any) -> Any:
@@ -206,7 +204,8 @@ def replay(check: CallCheck, calls: list[Any], answers: list[Any], ended: Outcom
     except (Diverged, KeyboardInterrupt):
         raise
     except _RanOut:
-        return Replay(verdict_of(ended) if ended.status != "ok" else Verdict.ERROR,
+        ended_badly = ended is not None and ended.status != "ok"
+        return Replay(verdict_of(ended) if ended_badly else Verdict.ERROR,
                       "the program ended before it answered every call of the test",
                       ran_out=True)
     except Exception as exc:  # noqa: BLE001 - any failure of the check is the answer's
@@ -304,10 +303,10 @@ def _seeded_random() -> types.ModuleType:
     return module
 
 
-def _printed(outcome: Outcome) -> list[Any]:
+def _printed(stdout: str) -> list[Any]:
     """The answer lines a program printed, up to the first that is not JSON."""
     items = []
-    for line in outcome.stdout.split("\n"):  # not splitlines(): it also splits at \x1c-\x1e
+    for line in stdout.split("\n"):  # not splitlines(): it also splits at \x1c-\x1e
         if line.startswith(ANSWER_PREFIX):
             try:
                 items.append(json.loads(line[len(ANSWER_PREFIX):]))
@@ -325,7 +324,7 @@ def answers_of(outcome: Outcome) -> list[Any]:
     (what the code tried, reported among them, left out)."""
     if outcome.status == "ok" and isinstance(outcome.report, list):
         return [a for a in outcome.report if not _is_tried(a)]
-    return [a for a in _printed(outcome) if not _is_tried(a)]
+    return [a for a in _printed(outcome.stdout) if not _is_tried(a)]
 
 
 _TRIED_LINE = ANSWER_PREFIX + '{"tried": '  # how the judges print one (json.dumps)
@@ -344,7 +343,7 @@ def _printed_tried(outcome: Outcome) -> list[Any]:
     """The printed answer lines that say what was tried (the others are not parsed)."""
     if _TRIED_LINE not in outcome.stdout:
         return []
-    return [item for item in _printed(outcome) if _is_tried(item)]
+    return [item for item in _printed(outcome.stdout) if _is_tried(item)]
 
 
 def tried_details(outcome: Outcome) -> dict[str, Any]:
