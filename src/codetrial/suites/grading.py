@@ -7,7 +7,6 @@ import functools
 import json
 import linecache
 import random
-import traceback
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from types import CodeType
 from typing import Any
 
 from codetrial.core import TestResult, Verdict
+from codetrial.inside import exception_text
 from codetrial.inside import plain as _plain
 from codetrial.inside.plain import ANSWER_PREFIX, RANDOM_SEED
 from codetrial.sandbox import Limits, Outcome, Program, Sandbox
@@ -231,7 +231,9 @@ def _exception_verdict(exc: BaseException) -> Verdict:
 
 
 def _traceback_text(exc: BaseException) -> str:
-    lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
+    """As Python prints it, less the carets: those parse each line again (a tenth of the
+    harness's time in an import of samples as models write them)."""
+    lines = exception_text.exception_lines(exc)
     keep = [ln for ln in lines if __file__ not in ln]  # our frames are noise to the reader
     return "".join(keep)[-4000:]
 
