@@ -1,4 +1,4 @@
-"""A worker gets its next program while it runs one (see sandbox._Slot): answers keep their
+"""A worker gets its next program while it runs one (see sandbox/slot.py): answers keep their
 order, a request sent ahead survives its worker's restart, and long programs are not queued
 behind each other."""
 

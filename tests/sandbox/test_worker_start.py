@@ -351,11 +351,11 @@ def test_options_that_break_the_trial_worker_leave_the_mode_to_a_plain_trial(
         bubblewrap: None, own_cache: Path) -> None:
     found = fresh_process("""
         import json
-        from codetrial.sandbox import Program, Sandbox, sandbox
+        from codetrial.sandbox import Program, Sandbox, slot
         calls = []
-        real = sandbox.plain_trial
-        sandbox.plain_trial = lambda exe: calls.append(exe) or real(exe)
-        build = sandbox.launch.bubblewrap_launch
+        real = slot.plain_trial
+        slot.plain_trial = lambda exe: calls.append(exe) or real(exe)
+        build = slot.launch.bubblewrap_launch
 
         def refused(exe, uid, options):  # this sandbox's workers ask bwrap for a 0-byte /tmp
             started = build(exe, uid, options)
@@ -363,7 +363,7 @@ def test_options_that_break_the_trial_worker_leave_the_mode_to_a_plain_trial(
                 started.argv = [a if a != str(7 << 20) else "0" for a in started.argv]
             return started
 
-        sandbox.launch.bubblewrap_launch = refused
+        slot.launch.bubblewrap_launch = refused
         with Sandbox(workers=1, mode=None, tmpfs_mb=7) as sb:
             kept = list(sb.worker_pids)
             out = sb.run_sync(Program(code="print(1)"))

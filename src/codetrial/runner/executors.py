@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from codetrial.runner import early
 from codetrial.sandbox import Limits, Outcome, Program, Sandbox
-from codetrial.sandbox.sandbox import Watch
+from codetrial.sandbox.slot import Watch
 
 if TYPE_CHECKING:
     from codetrial.runner.config import RunConfig

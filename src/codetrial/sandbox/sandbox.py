@@ -9,23 +9,19 @@ until the workers are stopped: bwrap's --die-with-parent fires when the spawning
 
 from __future__ import annotations
 
-import itertools
 import os
-import shutil
 import threading
 import weakref
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 
-from codetrial.sandbox import bwrap, launch
-from codetrial.sandbox.launch import BUBBLEWRAP, Launch, Options, UidClaim
-from codetrial.sandbox.mode import is_root, plain_trial, resolve_mode, run_trial
-from codetrial.sandbox.protocol import to_outcome, to_request
+from codetrial.sandbox import bwrap
+from codetrial.sandbox.launch import BUBBLEWRAP, Options
+from codetrial.sandbox.mode import resolve_mode
+from codetrial.sandbox.slot import Slot, Watch
 from codetrial.sandbox.types import Limits, Outcome, Program
-from codetrial.sandbox.worker import WorkerFailure, WorkerProcess
 
-_ids = itertools.count(1)
-PIPELINE_DEPTH = 2  # programs in one worker's hands: the one it runs and the next (see _Slot)
+PIPELINE_DEPTH = 2  # programs in one worker's hands: the one it runs and the next (see Slot)
 PIPELINE_BELOW_SECONDS = 0.1  # the next is sent ahead only while programs run shorter
 TYPICAL_WEIGHT = 0.2  # of the latest program in the running average of how long they run
 
@@ -52,191 +48,7 @@ class _Countdown:
         self.done()
 
 
-# What a running program printed so far -> whether to stop it now (see Sandbox.run)
-Watch = Callable[[str], bool]
-
-
-class _Printed:
-    """A program's output as it comes, handed whole to its watch; a watch that fails is taken
-    for one that never says stop (the limit still holds)."""
-
-    def __init__(self, watch: Watch | None) -> None:
-        self.watch, self.text = watch, ""
-
-    def heard(self, more: str) -> bool:
-        self.text += more
-        try:
-            return self.watch is not None and bool(self.watch(self.text))
-        except Exception:  # noqa: BLE001 - the caller's fault must not cost the worker
-            return False
-
-
-class _Slot:
-    """One worker position in the pool: its uid, and its worker (restarted when needed).
-
-    Two programs may be in a worker's hands: the one it runs and the next, sent ahead so that
-    it starts as soon as the worker has answered (waking a harness thread to send it took
-    longer than many programs run). Requests are sent, and so answered, in turn: each waits
-    for the answer before its own. Only the request whose turn it is may replace the worker;
-    one that was sent ahead to a worker replaced meanwhile is sent again.
-    """
-
-    def __init__(self, options: Options, margin: float, spawner: ThreadPoolExecutor,
-                 spawned: Callable[[], None]) -> None:
-        self.mode = BUBBLEWRAP  # until the sandbox has resolved its mode
-        self._spawned = spawned  # called when this slot's first worker process exists
-        self.options, self.margin = options, margin
-        self.spawner = spawner
-        self.claim = UidClaim() if is_root() else None
-        self.worker: WorkerProcess | None = None
-        self.starting: Future[None] | None = None  # a start begun before a program needs it
-        # guards `starting` (set by begin() from the caller's thread), `worker`, `queued`
-        # and `restarts` (changed by the threads that send and answer requests)
-        self.lock = threading.Lock()
-        self.restarts = 0
-        self.sending = threading.Lock()  # held while a request joins the queue and is sent
-        self.last_turn = threading.Event()  # set once the last request sent is done with
-        self.last_turn.set()
-        self.queued = 0  # requests sent or being sent and not yet done with
-        self.queued_seconds = 0.0  # the longest they may take: a write may wait that long
-
-    @property
-    def uid(self) -> int | None:
-        return self.claim.uid if self.claim else None
-
-    def adopt(self, exe: str) -> dict:
-        """The mode probe's trial, run in this slot's own first worker, which it keeps (one
-        worker start instead of two). Should that fail, a plain trial decides: these options
-        may be what failed, and then every program says so."""
-        try:
-            worker = self.spawner.submit(
-                WorkerProcess.start, launch.bubblewrap_launch(exe, self.uid, self.options),
-                spawned=self._first_spawn()).result()
-            run_trial(worker, self.uid)
-        except (WorkerFailure, OSError, RuntimeError):
-            return plain_trial(exe)
-        self.worker = worker
-        return worker.ready
-
-    def begin(self) -> None:
-        """Start this slot's worker in the background, unless it has one or one is coming."""
-        with self.lock:
-            if self.worker is None and self.starting is None:
-                self.starting = self.spawner.submit(self._start_quietly)
-
-    def _first_spawn(self) -> Callable[[], None]:
-        spawned, self._spawned = self._spawned, lambda: None
-        return spawned
-
-    def _start_quietly(self) -> None:
-        try:
-            self.worker = WorkerProcess.start(self._launch(), spawned=self._first_spawn())
-        except WorkerFailure:
-            pass  # started again, and its failure reported, by the first program
-
-    def settle(self, keep: bool) -> None:
-        """Wait for a start begun earlier; drop its worker unless `keep` (the probe chose
-        bubblewrap)."""
-        with self.lock:
-            starting, self.starting = self.starting, None
-        if starting is not None:
-            starting.result()
-        if not keep and self.worker is not None:
-            self.worker.kill()
-            self.worker = None
-
-    def _launch(self) -> Launch:
-        if self.mode == BUBBLEWRAP:
-            return launch.bubblewrap_launch(shutil.which("bwrap") or "bwrap", self.uid,
-                                            self.options)
-        return launch.process_launch(self.uid, self.options)
-
-    def _ready(self) -> WorkerProcess:
-        self.settle(keep=True)
-        if self.worker is not None and not self.worker.alive():
-            self.discard()
-        if self.worker is None:
-            self.worker = self.spawner.submit(WorkerProcess.start, self._launch()).result()
-        return self.worker
-
-    def run(self, program: Program, limits: Limits, watch: Watch | None) -> Outcome:
-        request = to_request(program, limits, next(_ids), stream=watch is not None)
-        timeout = limits.wall_seconds + self.margin
-        while True:
-            try:
-                worker, ahead, turn, unsent = self._send(request, timeout)
-            except WorkerFailure as exc:  # no worker could be started
-                return Outcome(status="sandbox_error", detail=str(exc))
-            try:
-                ahead.wait()
-                if worker is self.worker:
-                    return self._answer(worker, request, timeout, unsent, watch)
-            finally:
-                self._leave(timeout)
-                turn.set()
-            # the program before ours ended its worker, and took our request with it: again
-
-    def _send(self, request: dict, timeout: float
-              ) -> tuple[WorkerProcess, threading.Event, threading.Event, str | None]:
-        """Queue `request` behind those sent before it and write it to the worker: the worker
-        it went to, the turn to wait for, ours, and why it could not be written (or None)."""
-        with self.sending:
-            with self.lock:
-                worker = self.worker if self.queued else None
-                self.queued += 1
-                self.queued_seconds += timeout
-                wait = self.queued_seconds
-            try:
-                worker = worker or self._ready()  # nothing ahead: a dead worker is replaced
-            except BaseException:
-                self._leave(timeout)
-                raise
-            ahead, turn = self.last_turn, threading.Event()
-            self.last_turn = turn
-            return worker, ahead, turn, worker.send(request, wait)
-
-    def _leave(self, timeout: float) -> None:
-        """A request sent (or given up) is done with: it no longer counts as queued."""
-        with self.lock:
-            self.queued -= 1
-            self.queued_seconds -= timeout
-
-    def _answer(self, worker: WorkerProcess, request: dict, timeout: float,
-                unsent: str | None, watch: Watch | None) -> Outcome:
-        """Our turn, on the worker that has our request (or failed to take it)."""
-        try:
-            if unsent:
-                worker.fail(unsent)
-            reply = worker.receive(request, timeout, _Printed(watch).heard)
-        except WorkerFailure as exc:
-            self.discard(worker)
-            return Outcome(status="sandbox_error", detail=str(exc))
-        if reply.get("restart"):
-            self.discard(worker)
-        return to_outcome(reply)
-
-    def discard(self, worker: WorkerProcess | None = None) -> None:
-        """Kill `worker` (by default the current one) before anything replaces it: a kill
-        also ends every process of the slot's uid, which a new worker would share."""
-        worker = worker or self.worker
-        if worker is None:
-            return
-        worker.kill()
-        with self.lock:
-            if self.worker is worker:
-                self.worker = None
-                self.restarts += 1
-
-    def close(self) -> None:
-        self.settle(keep=True)  # a start still under way ends first, then is stopped
-        if self.worker is not None:
-            self.worker.stop()
-            self.worker = None
-        if self.claim:
-            self.claim.release()
-
-
-def _close_slots(slots: list[_Slot], spawner: ThreadPoolExecutor) -> None:
+def _close_slots(slots: list[Slot], spawner: ThreadPoolExecutor) -> None:
     for slot in slots:  # every worker is told at once, then each is waited for
         slot.settle(keep=True)
         if slot.worker is not None:
@@ -276,7 +88,7 @@ class Sandbox:
         # stop (see the module docstring)
         spawner = ThreadPoolExecutor(workers, thread_name_prefix="codetrial-sandbox-spawn")
         countdown = _Countdown(workers, spawned)
-        self._slots = [_Slot(options, margin_seconds, spawner, countdown.tick)
+        self._slots = [Slot(options, margin_seconds, spawner, countdown.tick)
                        for _ in range(workers)]
         self._finalizer = weakref.finalize(self, _close_slots, self._slots, spawner)
         try:
@@ -350,7 +162,7 @@ class Sandbox:
         finally:
             self._give_back(slot, outcome)
 
-    def _take(self) -> _Slot:
+    def _take(self) -> Slot:
         """An idle slot, else (while programs are short) one whose worker has a program but
         none sent ahead. A program sent ahead waits for the one before it, even if another
         worker frees up first: worth it only when that wait is short."""
@@ -364,7 +176,7 @@ class Sandbox:
                             return slot
                 self._taking.wait()
 
-    def _give_back(self, slot: _Slot, outcome: Outcome | None) -> None:
+    def _give_back(self, slot: Slot, outcome: Outcome | None) -> None:
         with self._taking:
             self._taken[slot] -= 1
             if outcome is not None:

@@ -84,7 +84,7 @@ class WorkerProcess:
     def send(self, request: dict, timeout: float) -> str | None:
         """Write `request`, which the worker reads once it has answered those sent before it;
         None, or why it could not be written in `timeout` seconds. Nothing is killed here:
-        whose fault it is depends on what the worker was doing (see _Slot)."""
+        whose fault it is depends on what the worker was doing (see slot.Slot)."""
         with self._writing:
             if not self._input_open:
                 return "the worker's input is closed"
