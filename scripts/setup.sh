@@ -45,6 +45,15 @@ extras=""
 [ $want_test = 1 ] && extras="[test]"
 python3 -m pip install --disable-pip-version-check -q -e ".${extras}"
 
+# The tests grade against the real JSON-Schema-Test-Suite, from the pinned jsonschema sdist:
+# fetched here into pytest's cache (where tests/jsonschema looks for it), once per checkout, so
+# that the test run does not wait on pip (up to a minute where pip must first fetch the sdist's
+# build backend to read its metadata).
+if [ $want_test = 1 ]; then
+  CODETRIAL_CACHE="$PWD/.pytest_cache/d/codetrial-jsonschema-sdist" python3 -c \
+    "from codetrial.suites.jsonschema.source import cached_sdist_suite; cached_sdist_suite()"
+fi
+
 # Prove the runtime generates, in a child process (a crash there cannot take setup down).
 if ! python3 -m codetrial doctor --runtime-only; then
   echo "setup: the llama.cpp runtime does not generate on this machine (see above)" >&2
