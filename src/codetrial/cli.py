@@ -340,6 +340,8 @@ def run_import(store: "Store", path: Path, suite: str, workers: int,
             note(f"import {run_id}: {path.name}, {todo} samples to grade")
             from codetrial.report.progress import progress_bar
 
+            gc.freeze()  # as `run` does: start-up's objects stay, and grading's cycles (each
+            gc.enable()  # failed check's traceback holds its frames) are collected as they come
             return stack.enter_context(progress_bar(todo))
 
         try:
