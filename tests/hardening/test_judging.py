@@ -124,6 +124,22 @@ def test_the_wrong_answer_ends_the_program_and_a_slow_right_one_runs_once(sandbo
     assert counting.ended == ["stopped", "ok"]
 
 
+def test_judging_streamed_answers_leaves_the_lines_other_messages_quote_alone():
+    """A streaming program's answers are judged in a sandbox thread while the event loop
+    formats other samples' tracebacks: that judgment must not swap the check's source lines."""
+    import linecache
+
+    from codetrial.inside.plain import ANSWER_PREFIX
+    from codetrial.suites.grading import TEST_FILE, _decided, record_calls
+
+    calls = record_calls(SQUARE)  # on the loop's thread, before the program runs
+    mine = (1, None, ["another task's check\n"], TEST_FILE)
+    linecache.cache[TEST_FILE] = mine
+    printed = ANSWER_PREFIX + json.dumps({"value": plain.encode(10)}) + "\n"
+    assert _decided(SQUARE, calls, printed)  # sq(3) == 10: decided, failed
+    assert linecache.cache[TEST_FILE] is mine
+
+
 def test_right_answers_pass_and_what_the_check_says_is_kept(sandbox):
     assert grade(sandbox, SQUARE, "def sq(n):\n    return n ** 2\n").verdict == Verdict.PASSED
     wrong = grade(sandbox, SQUARE, "def sq(n):\n    print('thinking')\n    return n + 6\n")

@@ -119,7 +119,7 @@ def _decided(check: CallCheck, calls: list[Any], printed: str) -> bool:
     later calls would do (a test that takes another path is left to the end)."""
     answers = [a for a in _printed(printed) if not _is_tried(a)]
     try:
-        replayed = replay(check, calls, answers, None)
+        replayed = replay(check, calls, answers, None, shown=False)
     except Diverged:
         return False
     return not replayed.ran_out and replayed.verdict != Verdict.PASSED
@@ -184,11 +184,12 @@ def _record(check: CallCheck) -> list[Any]:
     return calls
 
 
-def replay(check: CallCheck, calls: list[Any], answers: list[Any], ended: Outcome | None
-           ) -> Replay:
+def replay(check: CallCheck, calls: list[Any], answers: list[Any], ended: Outcome | None,
+           shown: bool = True) -> Replay:
     """Judge the model's answers; `ended` says how its program ended (for calls it never
     answered; None: it still runs). Raises Diverged when the test takes another path than with
-    the reference."""
+    the reference. `shown=False`: nobody reads the message (a judgment from another thread,
+    which must leave linecache, and so the lines other messages quote, alone)."""
     position = iter(range(len(calls) + 1))
 
     def candidate(*args: Any, **kwargs: Any) -> Any:
@@ -200,7 +201,7 @@ def replay(check: CallCheck, calls: list[Any], answers: list[Any], ended: Outcom
         return _answer_value(answers[k])
 
     try:
-        _run_check(check, candidate)
+        _run_check(check, candidate, shown)
     except (Diverged, KeyboardInterrupt):
         raise
     except _RanOut:
@@ -209,7 +210,7 @@ def replay(check: CallCheck, calls: list[Any], answers: list[Any], ended: Outcom
                       "the program ended before it answered every call of the test",
                       ran_out=True)
     except Exception as exc:  # noqa: BLE001 - any failure of the check is the answer's
-        return Replay(_exception_verdict(exc), _traceback_text(exc))
+        return Replay(_exception_verdict(exc), _traceback_text(exc) if shown else "")
     return Replay(Verdict.PASSED)
 
 
@@ -265,16 +266,17 @@ def _compile(source: str, filename: str) -> CodeType:
     return compile(source, filename, "exec", dont_inherit=True, optimize=0)
 
 
-def _run_check(check: CallCheck, candidate: Callable[..., Any]) -> None:
+def _run_check(check: CallCheck, candidate: Callable[..., Any], shown: bool = True) -> None:
     namespace = _namespace()
-    _exec_source(check.prelude, PRELUDE_FILE, namespace)
+    _exec_source(check.prelude, PRELUDE_FILE, namespace, shown)
     namespace[check.entry] = candidate  # a test may call the function by its name
-    _exec_source(check.test, TEST_FILE, namespace)
+    _exec_source(check.test, TEST_FILE, namespace, shown)
     namespace["check"](candidate)
 
 
-def _exec_source(source: str, filename: str, namespace: dict[str, Any]) -> None:
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+def _exec_source(source: str, filename: str, namespace: dict[str, Any], shown: bool) -> None:
+    if shown:  # the lines a traceback of this run quotes
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compiled(source, filename), namespace)
 
 
