@@ -32,6 +32,7 @@ from benchmarks.mixed_samples import mixed_samples  # noqa: E402
 
 from codetrial.runner.hidden import hidden_paths
 from codetrial.sandbox import Sandbox
+from codetrial.sandbox.procs import descendants
 from codetrial.suites import create_suite
 from codetrial.suites.humaneval import read_problems
 
@@ -47,22 +48,13 @@ def own_cpu() -> float:
 
 def tree_cpu(root: int) -> float:
     """Every descendant of `root`, each with the children it has reaped."""
-    children: dict[int, list[int]] = {}
-    seconds: dict[int, float] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
+    total = 0.0
+    for pid in descendants(root):
         try:
-            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile: its parent has counted it
             continue
-        children.setdefault(int(fields[1]), []).append(int(entry))
-        seconds[int(entry)] = sum(int(f) for f in fields[11:15]) / TICKS
-    total, todo = 0.0, list(children.get(root, []))
-    while todo:
-        pid = todo.pop()
-        total += seconds.get(pid, 0.0)
-        todo += children.get(pid, [])
+        total += sum(int(f) for f in fields[11:15]) / TICKS
     return total
 
 
