@@ -143,13 +143,10 @@ class Watch:
     def _wait_for(self, remaining: float) -> float:
         """Seconds until the next poll must end: the deadline, a resting stream, the next lines
         to send, 0.25 at most."""
-        wait = min(remaining, 0.25)
-        wakes = list(self.resting.values())
+        wake = min(self.resting.values(), default=math.inf)
         if self.stream_at is not None:
-            wakes.append(self.stream_at)
-        if wakes:
-            wait = min(wait, max(0.0, min(wakes) - time.monotonic()))
-        return wait
+            wake = min(wake, self.stream_at)
+        return min(remaining, 0.25, max(0.0, wake - time.monotonic()))
 
     def _hear(self, event: int) -> str | None:
         """Why the child must be killed, after what the harness sent (or its hang-up)."""

@@ -14,6 +14,7 @@ import collections.abc
 import linecache
 import sys
 import types
+from collections.abc import Callable
 from typing import TextIO
 
 RECURSIVE_CUTOFF = 3  # identical frames shown before "[Previous line repeated ...]", as Python
@@ -109,7 +110,7 @@ def _last_lines(exc: BaseException) -> list[str]:
     return lines
 
 
-def _safe_str(value: object, what: str, show: type = str) -> str:
+def _safe_str(value: object, what: str, show: Callable[[object], str] = str) -> str:
     try:
         return show(value)
     except Exception:  # noqa: BLE001 - the code's own __str__ failed: say so, as Python does

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from codetrial.core.errors import InfraError, UsageError
 from codetrial.sandbox import Limits, Outcome, Program, Sandbox
+from codetrial.sandbox.slot import Watch
 
 START_TIMEOUT_SECONDS = 120.0
 
@@ -103,7 +103,7 @@ class RayExecutor:
                 for h in self._hosts]
 
     async def run(self, program: Program, limits: Limits = Limits(),  # noqa: B008
-                  watch: Callable[[str], bool] | None = None) -> Outcome:
+                  watch: Watch | None = None) -> Outcome:
         """`watch` is never called: a node's output comes back once its program has ended."""
         host = min(self._hosts, key=_Host.load)
         host.outstanding += 1
