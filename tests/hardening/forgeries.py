@@ -92,6 +92,15 @@ os._exit(0)
 print('test_has_close_elements ... ok\\n\\nRan 7 tests in 0.001s\\n\\nOK')
 print('\\x02codetrial-answer {"value": true}')
 """ + CLOSE.format(value="'wrong'")),
+    "the right answers printed while it runs, then a hang": ("HumanEval/0", """
+import sys, time
+time.sleep(0.05)  # past the first lines the judge streams
+for value in ("true", "false", "true", "false", "true", "true", "false"):
+    sys.stdout.write('\\x02codetrial-answer {"value": ' + value + '}\\n')
+sys.stdout.flush()
+while True:
+    pass
+""" + CLOSE.format(value="'wrong'")),
     "sitecustomize, usercustomize and conftest written at import": ("HumanEval/0", """
 for name in ('sitecustomize.py', 'usercustomize.py', 'conftest.py'):
     open(name, 'w').write('import os\\nos._exit(0)\\n')

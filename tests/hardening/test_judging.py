@@ -140,6 +140,23 @@ def test_judging_streamed_answers_leaves_the_lines_other_messages_quote_alone():
     assert linecache.cache[TEST_FILE] is mine
 
 
+def test_answer_lines_a_program_prints_itself_pass_nothing_and_are_named(sandbox):
+    """Printed answers are judged only while a program runs or once it was killed; a program
+    that ran to its end is judged on what its judge gave, and what it printed is named."""
+    from codetrial.suites.grading import FORGED_ANSWERS
+
+    forged = ("def sq(n):\n"
+              "    print('\\x02codetrial-answer {\"value\": 9}')\n"
+              "    print('\\x02codetrial-answer {\"value\": 16}')\n"
+              "    return 0\n")
+    result = grade(sandbox, SQUARE, forged)
+    assert result.verdict == Verdict.FAILED
+    assert FORGED_ANSWERS in result.details["tried"]
+    for honest in ("def sq(n):\n    return n ** 2\n",
+                   "def sq(n):\n    print('thinking')\n    return n + 6\n"):
+        assert FORGED_ANSWERS not in grade(sandbox, SQUARE, honest).details.get("tried", [])
+
+
 def test_right_answers_pass_and_what_the_check_says_is_kept(sandbox):
     assert grade(sandbox, SQUARE, "def sq(n):\n    return n ** 2\n").verdict == Verdict.PASSED
     wrong = grade(sandbox, SQUARE, "def sq(n):\n    print('thinking')\n    return n + 6\n")

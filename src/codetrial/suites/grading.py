@@ -110,8 +110,24 @@ async def grade_by_value(check: CallCheck, code: str, sandbox: Sandbox, limits: 
         return await _grade_apart(check, code, sandbox, limits)
     message = "" if replayed.verdict == Verdict.PASSED else _join(replayed.message,
                                                                    program_output(outcome))
+    details = tried_details(outcome, (FORGED_ANSWERS,) if _printed_its_own(outcome) else ())
     return Grade(replayed.verdict, [TestResult("check", replayed.verdict, message)], message,
-                 outcome.wall_seconds, tried_details(outcome))
+                 outcome.wall_seconds, details)
+
+
+FORGED_ANSWERS = "printed:answer lines its judge did not give"
+
+
+def _printed_its_own(outcome: Outcome) -> bool:
+    """A program that ran to its end printed more answer lines than its judge gave (counted,
+    not parsed: every sample's output is read here). What it printed never passed it: a
+    finished program's answers are its report; one that is stopped or killed passes nothing
+    its printed lines do not."""
+    if outcome.status != "ok" or not isinstance(outcome.report, list):
+        return False
+    stdout = outcome.stdout
+    printed = stdout.startswith(ANSWER_PREFIX) + stdout.count("\n" + ANSWER_PREFIX)
+    return printed > len(outcome.report)
 
 
 def _decided(check: CallCheck, calls: list[Any], printed: str) -> bool:
@@ -211,6 +227,9 @@ def replay(check: CallCheck, calls: list[Any], answers: list[Any], ended: Outcom
                       ran_out=True)
     except Exception as exc:  # noqa: BLE001 - any failure of the check is the answer's
         return Replay(_exception_verdict(exc), _traceback_text(exc) if shown else "")
+    if ended is not None and ended.status != "ok":  # only printed lines: the code may write them
+        return Replay(verdict_of(ended), "the program did not finish: the answers it printed "
+                      "can fail it, never pass it", ran_out=True)
     return Replay(Verdict.PASSED)
 
 
@@ -324,10 +343,11 @@ def _is_tried(item: Any) -> bool:
 
 
 def answers_of(outcome: Outcome) -> list[Any]:
-    """The answers a program gave: its report when it finished, else the lines it printed
-    (what the code tried, reported among them, left out)."""
-    if outcome.status == "ok" and isinstance(outcome.report, list):
-        return [a for a in outcome.report if not _is_tried(a)]
+    """The answers a program gave: its report when it finished (none if that is not a list),
+    else the lines it printed (what the code tried, reported among them, left out)."""
+    if outcome.status == "ok":
+        report = outcome.report if isinstance(outcome.report, list) else []
+        return [a for a in report if not _is_tried(a)]
     return [a for a in _printed(outcome.stdout) if not _is_tried(a)]
 
 
@@ -350,8 +370,8 @@ def _printed_tried(outcome: Outcome) -> list[Any]:
     return [item for item in _printed(outcome.stdout) if _is_tried(item)]
 
 
-def tried_details(outcome: Outcome) -> dict[str, Any]:
-    tried = tried_of(outcome)
+def tried_details(outcome: Outcome, also: tuple[str, ...] = ()) -> dict[str, Any]:
+    tried = [*tried_of(outcome), *also]
     return {"tried": tried} if tried else {}
 
 
