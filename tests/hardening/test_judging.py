@@ -143,7 +143,7 @@ def test_judging_streamed_answers_leaves_the_lines_other_messages_quote_alone():
 def test_answer_lines_a_program_prints_itself_pass_nothing_and_are_named(sandbox):
     """Printed answers are judged only while a program runs or once it was killed; a program
     that ran to its end is judged on what its judge gave, and what it printed is named."""
-    from codetrial.suites.grading import FORGED_ANSWERS
+    from codetrial.suites.grading import FORGED_ANSWERS, UNFINISHED
 
     forged = ("def sq(n):\n"
               "    print('\\x02codetrial-answer {\"value\": 9}')\n"
@@ -152,6 +152,10 @@ def test_answer_lines_a_program_prints_itself_pass_nothing_and_are_named(sandbox
     result = grade(sandbox, SQUARE, forged)
     assert result.verdict == Verdict.FAILED
     assert FORGED_ANSWERS in result.details["tried"]
+    hang = "import time\n" + forged.replace("    return 0", "    time.sleep(100)")
+    hung = asyncio.run(grade_by_value(SQUARE, hang, sandbox, Limits(wall_seconds=1)))
+    assert hung.verdict == Verdict.TIMEOUT  # the right answers were printed, none returned
+    assert UNFINISHED in hung.details["tried"]
     for honest in ("def sq(n):\n    return n ** 2\n",
                    "def sq(n):\n    print('thinking')\n    return n + 6\n"):
         assert FORGED_ANSWERS not in grade(sandbox, SQUARE, honest).details.get("tried", [])

@@ -91,6 +91,7 @@ class Replay:
     verdict: Verdict
     message: str = ""
     ran_out: bool = False  # the check reached a call the program had not answered
+    unfinished: bool = False  # every answer printed passed, but the program never finished
 
 
 async def grade_by_value(check: CallCheck, code: str, sandbox: Sandbox, limits: Limits) -> Grade:
@@ -110,12 +111,14 @@ async def grade_by_value(check: CallCheck, code: str, sandbox: Sandbox, limits: 
         return await _grade_apart(check, code, sandbox, limits)
     message = "" if replayed.verdict == Verdict.PASSED else _join(replayed.message,
                                                                    program_output(outcome))
-    details = tried_details(outcome, (FORGED_ANSWERS,) if _printed_its_own(outcome) else ())
+    forged = (FORGED_ANSWERS,) if _printed_its_own(outcome) else ()
+    details = tried_details(outcome, forged + ((UNFINISHED,) if replayed.unfinished else ()))
     return Grade(replayed.verdict, [TestResult("check", replayed.verdict, message)], message,
                  outcome.wall_seconds, details)
 
 
 FORGED_ANSWERS = "printed:answer lines its judge did not give"
+UNFINISHED = "printed:a passing answer to every call, then never finished"
 
 
 def _printed_its_own(outcome: Outcome) -> bool:
@@ -229,7 +232,7 @@ def replay(check: CallCheck, calls: list[Any], answers: list[Any], ended: Outcom
         return Replay(_exception_verdict(exc), _traceback_text(exc) if shown else "")
     if ended is not None and ended.status != "ok":  # only printed lines: the code may write them
         return Replay(verdict_of(ended), "the program did not finish: the answers it printed "
-                      "can fail it, never pass it", ran_out=True)
+                      "can fail it, never pass it", ran_out=True, unfinished=True)
     return Replay(Verdict.PASSED)
 
 
