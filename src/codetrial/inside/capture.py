@@ -72,7 +72,7 @@ class Watch:
         self.hard_cap = max(keep * OUTPUT_HARD_FACTOR, 256 * 1024)
         caps = {"stdout": keep, "stderr": keep, "result": RESULT_CAP, "setup": ERRPIPE_CAP}
         self.captures = {fd: Capture(caps[name]) for name, fd in ch.readers().items()}
-        self.stdin = memoryview((req.get("stdin") or "").encode())
+        self.stdin = ch.stdin_left  # what the pipe did not take before the fork
         self.resting: dict[int, float] = {}  # fd of a trickling stream -> when it is read again
         self.status = 0
         self.rusage: resource.struct_rusage | None = None
@@ -93,10 +93,7 @@ class Watch:
         # only a hang-up (until it may say stop): it may have sent the next request already
         sel.register(self.harness.fd, 0)
         if self.stdin:
-            os.set_blocking(self.ch.stdin_w, False)
             sel.register(self.ch.stdin_w, select.POLLOUT)
-        else:
-            self._close_stdin()
         try:
             self._loop(sel)
         finally:

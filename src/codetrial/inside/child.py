@@ -40,11 +40,19 @@ class Channels:
     stdin/stdout/stderr; a result channel (code: one JSON message; argv: `<nonce> <json>` report
     lines); a setup channel that is closed before program code runs, so only the sandbox's own
     set-up can ever write to it; and for argv a pipe pre-filled with the nonce.
+
+    The stdin pipe is filled before the child exists, as far as it holds (`stdin_left`: the
+    rest, for the watch to feed): a child then never waits for the worker to be scheduled to
+    read its input, and the worker writes nothing for it while the child runs.
     """
 
-    def __init__(self, argv_mode: bool, nonce: str) -> None:
+    def __init__(self, argv_mode: bool, nonce: str, stdin: bytes = b"") -> None:
         self.argv_mode = argv_mode
         self.stdin_r, self.stdin_w = os.pipe()
+        self.stdin_left = prefill(self.stdin_w, stdin)
+        if not self.stdin_left:
+            os.close(self.stdin_w)
+            self.stdin_w = -1
         self.out_r, self.out_w = os.pipe()
         self.err_r, self.err_w = os.pipe()
         self.res_r, self.res_w = os.pipe()
@@ -75,6 +83,18 @@ class Channels:
     def readers(self) -> dict[str, int]:
         return {"stdout": self.out_r, "stderr": self.err_r, "result": self.res_r,
                 "setup": self.setup_r}
+
+
+def prefill(fd: int, data: bytes) -> memoryview:
+    """Write what the pipe `fd` takes of `data` now; what it could not take yet."""
+    left = memoryview(data)
+    if left:
+        os.set_blocking(fd, False)
+        try:
+            left = left[os.write(fd, left):]
+        except BlockingIOError:
+            pass
+    return left
 
 
 def install_fds(mapping: list[tuple[int, int, bool]]) -> None:

@@ -58,7 +58,7 @@ def run_program(req: dict, cfg: dict, harness: Harness) -> dict:
         os.chown(wd, cfg["uid"], cfg["gid"])
     nonce = os.urandom(16).hex()
     oom_before = oom_kill_count()  # read again only if the program is SIGKILLed
-    ch = Channels(bool(req.get("argv")), nonce)
+    ch = Channels(bool(req.get("argv")), nonce, (req.get("stdin") or "").encode())
     pid = os.fork()
     if pid == 0:
         child_main(req, wd, ch, nonce, cfg)

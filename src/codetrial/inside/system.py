@@ -79,13 +79,15 @@ def vm_size_bytes(status: bytes) -> int:
 
 
 def read_small(path: str) -> bytes | None:
-    """A /proc file's bytes (without building a file object: this runs for every program)."""
+    """A /proc file's first 64 KB (without building a file object: this runs for every
+    program). Those read here are a few KB; a 1 MB buffer cost 17 us more a read (its own
+    mmap, mremap and munmap)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
     try:
-        return os.read(fd, 1 << 20)
+        return os.read(fd, 1 << 16)
     except OSError:
         return None
     finally:
