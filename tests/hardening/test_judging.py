@@ -130,14 +130,44 @@ def test_judging_streamed_answers_leaves_the_lines_other_messages_quote_alone():
     import linecache
 
     from codetrial.inside.plain import ANSWER_PREFIX
-    from codetrial.suites.grading import TEST_FILE, _decided, record_calls
+    from codetrial.suites.grading import TEST_FILE, _Decided, record_calls
 
     calls = record_calls(SQUARE)  # on the loop's thread, before the program runs
     mine = (1, None, ["another task's check\n"], TEST_FILE)
     linecache.cache[TEST_FILE] = mine
     printed = ANSWER_PREFIX + json.dumps({"value": plain.encode(10)}) + "\n"
-    assert _decided(SQUARE, calls, printed)  # sq(3) == 10: decided, failed
+    assert _Decided(SQUARE, calls)(printed)  # sq(3) == 10: decided, failed
     assert linecache.cache[TEST_FILE] is mine
+
+
+def answer_line(value: object) -> str:
+    from codetrial.inside.plain import ANSWER_PREFIX
+
+    return ANSWER_PREFIX + json.dumps({"value": plain.encode(value)}) + "\n"
+
+
+def test_a_streaming_watch_judges_each_new_answer_once(monkeypatch):
+    """What a program printed is handed to its watch whole each time, grown by whole lines:
+    the watch reads only the new lines, and runs the check again only for a new answer."""
+    from codetrial.suites import grading
+
+    judged: list[int] = []
+    replay = grading.replay
+    monkeypatch.setattr(grading, "replay", lambda check, calls, answers, *rest, **kw: (
+        judged.append(len(answers)), replay(check, calls, answers, *rest, **kw))[1])
+    watch = grading._Decided(SQUARE, grading.record_calls(SQUARE))
+    printed = "thinking\n"
+    assert not watch(printed) and judged == []  # no answer yet
+    printed += answer_line(9)
+    assert not watch(printed)  # right so far: the test wants the next answer
+    printed += "still thinking\n" + '\x02codetrial-answer {"tried": ["x"]}\n'
+    assert not watch(printed) and judged == [1]  # no new answer: not judged again
+    printed += answer_line(15)
+    assert watch(printed) and judged == [1, 2]  # sq(4) == 15: decided, failed
+    garbled = grading._Decided(SQUARE, grading.record_calls(SQUARE))
+    printed = answer_line(9) + "\x02codetrial-answer {not json\n"
+    assert not garbled(printed) and not garbled(printed + answer_line(15))
+    assert judged == [1, 2, 1]  # nothing after an answer line that is not JSON counts
 
 
 def test_answer_lines_a_program_prints_itself_pass_nothing_and_are_named(sandbox):

@@ -19,6 +19,14 @@ from codetrial.inside import plain as _plain
 from codetrial.inside.plain import ANSWER_PREFIX, RANDOM_SEED
 from codetrial.sandbox import Limits, Outcome, Program, Sandbox
 from codetrial.sandbox.judged import judged_program
+from codetrial.suites.answers import (
+    answer_lines_in,
+    answers_of,
+    is_tried,
+    printed_answers,
+    program_output,
+    tried_details,
+)
 from codetrial.suites.base import Grade
 
 _BY_STATUS = {
@@ -103,8 +111,7 @@ async def grade_by_value(check: CallCheck, code: str, sandbox: Sandbox, limits: 
     calls = record_calls(check)
     program = Program(code=judged_program("answer_calls", code, check.entry),
                       stdin=calls_text(check, calls))
-    outcome = await sandbox.run(program, limits,
-                                watch=lambda printed: _decided(check, calls, printed))
+    outcome = await sandbox.run(program, limits, watch=_Decided(check, calls))
     try:
         replayed = replay(check, calls, answers_of(outcome), outcome)
     except Diverged:
@@ -128,20 +135,40 @@ def _printed_its_own(outcome: Outcome) -> bool:
     its printed lines do not."""
     if outcome.status != "ok" or not isinstance(outcome.report, list):
         return False
-    stdout = outcome.stdout
-    printed = stdout.startswith(ANSWER_PREFIX) + stdout.count("\n" + ANSWER_PREFIX)
-    return printed > len(outcome.report)
+    return answer_lines_in(outcome.stdout) > len(outcome.report)
 
 
-def _decided(check: CallCheck, calls: list[Any], printed: str) -> bool:
-    """Whether an answer printed so far fails its check: the verdict stands then, whatever
-    later calls would do (a test that takes another path is left to the end)."""
-    answers = [a for a in _printed(printed) if not _is_tried(a)]
-    try:
-        replayed = replay(check, calls, answers, None, shown=False)
-    except Diverged:
-        return False
-    return not replayed.ran_out and replayed.verdict != Verdict.PASSED
+class _Decided:
+    """The watch of a sample as it runs: whether an answer printed so far fails its check (the
+    verdict stands then, whatever later calls would do; a test that takes another path is left
+    to the end). Each look parses only the lines new since the last, and judges again only
+    when they hold a new answer (`printed` grows by whole lines)."""
+
+    def __init__(self, check: CallCheck, calls: list[Any]) -> None:
+        self.check, self.calls = check, calls
+        self.parsed = 0  # characters of the printed text read so far
+        self.answers: list[Any] = []
+        self.judged = 0  # answers the last judgment had
+        self.garbled = False  # an answer line that is not JSON: none after it counts
+        self.diverged = False  # the test took another path: it would again, at the same call
+
+    def __call__(self, printed: str) -> bool:
+        end = printed.rfind("\n") + 1
+        if end > self.parsed and not self.garbled:
+            lines = printed[self.parsed:end]
+            new = printed_answers(lines)
+            self.garbled = len(new) < answer_lines_in(lines)
+            self.answers += [a for a in new if not is_tried(a)]
+            self.parsed = end
+        if self.diverged or len(self.answers) == self.judged:
+            return False
+        self.judged = len(self.answers)
+        try:
+            replayed = replay(self.check, self.calls, self.answers, None, shown=False)
+        except Diverged:
+            self.diverged = True
+            return False
+        return not replayed.ran_out and replayed.verdict != Verdict.PASSED
 
 
 async def _grade_apart(check: CallCheck, code: str, sandbox: Sandbox, limits: Limits) -> Grade:
@@ -327,60 +354,3 @@ def _seeded_random() -> types.ModuleType:
     module.__dict__.update(vars(random))
     module.__dict__.update({name: getattr(generator, name) for name in _DRAWING})
     return module
-
-
-def _printed(stdout: str) -> list[Any]:
-    """The answer lines a program printed, up to the first that is not JSON."""
-    items = []
-    for line in stdout.split("\n"):  # not splitlines(): it also splits at \x1c-\x1e
-        if line.startswith(ANSWER_PREFIX):
-            try:
-                items.append(json.loads(line[len(ANSWER_PREFIX):]))
-            except (ValueError, RecursionError):
-                break
-    return items
-
-
-def _is_tried(item: Any) -> bool:
-    return isinstance(item, dict) and list(item) == ["tried"]
-
-
-def answers_of(outcome: Outcome) -> list[Any]:
-    """The answers a program gave: its report when it finished (none if that is not a list),
-    else the lines it printed (what the code tried, reported among them, left out)."""
-    if outcome.status == "ok":
-        report = outcome.report if isinstance(outcome.report, list) else []
-        return [a for a in report if not _is_tried(a)]
-    return [a for a in _printed(outcome.stdout) if not _is_tried(a)]
-
-
-_TRIED_LINE = ANSWER_PREFIX + '{"tried": '  # how the judges print one (json.dumps)
-
-
-def tried_of(outcome: Outcome) -> list[str]:
-    """What the code under test tried ("kind:detail"), as the judges report it: the audit
-    hook's findings, for the report only (a verdict never depends on them)."""
-    report = outcome.report if isinstance(outcome.report, list) else []
-    found = [str(t) for item in [*report, *_printed_tried(outcome)] if _is_tried(item)
-             and isinstance(item["tried"], list) for t in item["tried"]]
-    return list(dict.fromkeys(found))[:50]
-
-
-def _printed_tried(outcome: Outcome) -> list[Any]:
-    """The printed answer lines that say what was tried (the others are not parsed)."""
-    if _TRIED_LINE not in outcome.stdout:
-        return []
-    return [item for item in _printed(outcome.stdout) if _is_tried(item)]
-
-
-def tried_details(outcome: Outcome, also: tuple[str, ...] = ()) -> dict[str, Any]:
-    tried = [*tried_of(outcome), *also]
-    return {"tried": tried} if tried else {}
-
-
-def program_output(outcome: Outcome, limit: int = 4000) -> str:
-    """What the program printed, without its answer lines."""
-    lines = outcome.stdout.split("\n")
-    stdout = "\n".join(ln for ln in lines if not ln.startswith(ANSWER_PREFIX)).strip("\n")
-    text = stdout + ("\n" if stdout and outcome.stderr else "") + outcome.stderr
-    return text[-limit:]

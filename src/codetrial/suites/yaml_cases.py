@@ -21,8 +21,9 @@ from typing import Any
 
 from codetrial.core import Sample, Task, TestResult, UsageError
 from codetrial.sandbox import Sandbox
+from codetrial.suites.answers import tried_details
 from codetrial.suites.base import Grade, Suite, suite
-from codetrial.suites.grading import failure_text, tried_details, verdict_of
+from codetrial.suites.grading import failure_text, verdict_of
 from codetrial.synth.cases import Case, case_files, load_case
 from codetrial.synth.engines import ENGINES
 from codetrial.synth.execute import run_with_test
