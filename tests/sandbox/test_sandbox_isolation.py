@@ -259,6 +259,42 @@ def test_a_daemon_does_not_outlive_its_program(sandbox: Sandbox) -> None:
         assert len(seen.report) == 2 and seen.report[0] == 1
 
 
+def test_a_daemon_does_not_outlive_its_program_in_the_process_mode_without_a_uid(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A harness that is not root runs its programs as itself, in the process mode: the worker,
+    their subreaper, skips listing /proc when it has no child left, and must not when a
+    daemon was left to it."""
+    import time
+
+    from codetrial.sandbox import slot
+
+    monkeypatch.setattr(slot, "is_root", lambda: False)  # no uid of the sandbox's own
+    daemon = textwrap.dedent("""
+        import os, time
+        r, w = os.pipe()
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.write(w, str(os.getpid()).encode())
+                while True:
+                    time.sleep(0.1)
+            os._exit(0)
+        os.close(w)
+        os.wait()
+        __results__ = int(os.read(r, 100))
+    """)
+    with Sandbox(workers=1, mode="process") as sandbox:
+        assert sandbox.uids == []
+        out = sandbox.run_sync(Program(code=daemon))
+        assert out.status == "ok", out.stderr
+        deadline = time.monotonic() + 2
+        while running(out.report) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not running(out.report)
+        again = sandbox.run_sync(Program(code="__results__ = 1"))
+        assert (again.status, again.report, sandbox.restarts) == ("ok", 1, 0)
+
+
 @pytest.mark.parametrize("leaves", [
     "open('kept.txt', 'w').write('x'); os.makedirs('a/b'); os.chmod('a', 0)",  # a locked folder
     "os.chmod('.', 0)",  # nothing, in a workdir it locked itself out of
