@@ -168,3 +168,39 @@ def test_the_disk_a_program_can_fill_is_capped_and_emptied(bubblewrap: None) -> 
     assert 8 * mb <= out.report["."][0] <= 16 * mb and out.report["/tmp"][0] == 0
     assert 32 * mb <= out.report["/dev/shm"][0] <= 64 * mb
     assert after.status == "ok" and after.report == []
+
+
+def test_a_shared_uid_counts_threads_against_the_process_limit() -> None:
+    """A harness that is not root shares its uid with its programs (the process mode), so a
+    program's RLIMIT_NPROC adds what already runs as that uid: the kernel counts threads too,
+    and so must the count, or a harness with many threads leaves its programs no fork."""
+    import pytest
+
+    from codetrial.inside.system import tasks_of_uid
+
+    if os.geteuid() != 0:
+        pytest.skip("needs root to run a process as a uid of its own")
+    uid = 65099  # below the sandbox's uids, and no real user's
+    ready_r, ready_w = os.pipe()
+    stop_r, stop_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # five threads as `uid`, until told to stop
+        try:
+            import threading
+
+            os.setresuid(uid, uid, uid)
+            threads = [threading.Thread(target=os.read, args=(stop_r, 1)) for _ in range(4)]
+            for thread in threads:
+                thread.start()
+            os.write(ready_w, b"x")
+            for thread in threads:
+                thread.join()
+        finally:
+            os._exit(0)
+    try:
+        assert os.read(ready_r, 1) == b"x"
+        assert tasks_of_uid(uid) == 5
+    finally:
+        os.write(stop_w, b"xxxx")
+        os.waitpid(pid, 0)
+    assert tasks_of_uid(uid) == 0

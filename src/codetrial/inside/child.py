@@ -19,14 +19,7 @@ import types
 import codetrial_exception_text as exception_text
 from codetrial_frames import write_all
 from codetrial_privileges import clear_capabilities
-from codetrial_system import (
-    MB,
-    own_status,
-    proc_pids,
-    proc_status,
-    status_field,
-    vm_size_bytes,
-)
+from codetrial_system import MB, own_status, status_field, tasks_of_uid, vm_size_bytes
 
 CODE_RESULT_FD, CODE_SETUP_FD = 3, 4
 ARGV_NONCE_FD, ARGV_REPORT_FD, ARGV_SETUP_FD = 3, 4, 5
@@ -213,11 +206,6 @@ def set_environment(req: dict, argv_mode: bool) -> None:
         os.environ[key] = value
 
 
-def own_process_count() -> int:
-    uid = str(os.getuid())
-    return sum(1 for pid in proc_pids() if proc_status(pid).get("Uid", "").split()[:1] == [uid])
-
-
 def set_limit(which: int, soft: int, hard: int | None = None) -> None:
     """Lower a limit; never asks for more than the current hard limit allows."""
     hard = soft if hard is None else hard
@@ -237,7 +225,7 @@ def set_limits(limits: dict, cfg: dict, vm_size: int) -> None:
     set_limit(resource.RLIMIT_FSIZE, int(limits["max_file_mb"] * MB))
     nproc = limits["max_processes"]
     if cfg.get("uid") is None:  # the uid is shared with the harness: count what already runs
-        nproc += own_process_count()
+        nproc += tasks_of_uid(os.getuid())
     set_limit(resource.RLIMIT_NPROC, nproc)
     set_limit(resource.RLIMIT_AS, vm_size + int(limits["memory_mb"] * MB))
 
