@@ -259,6 +259,22 @@ def test_a_daemon_does_not_outlive_its_program(sandbox: Sandbox) -> None:
         assert len(seen.report) == 2 and seen.report[0] == 1
 
 
+DAEMON = textwrap.dedent("""
+    import os, time
+    r, w = os.pipe()
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.write(w, str(os.getpid()).encode())
+            while True:
+                time.sleep(0.1)
+        os._exit(0)
+    os.close(w)
+    os.wait()
+    __results__ = int(os.read(r, 100))
+""")
+
+
 def test_a_daemon_does_not_outlive_its_program_in_the_process_mode_without_a_uid(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A harness that is not root runs its programs as itself, in the process mode: the worker,
@@ -269,23 +285,9 @@ def test_a_daemon_does_not_outlive_its_program_in_the_process_mode_without_a_uid
     from codetrial.sandbox import slot
 
     monkeypatch.setattr(slot, "is_root", lambda: False)  # no uid of the sandbox's own
-    daemon = textwrap.dedent("""
-        import os, time
-        r, w = os.pipe()
-        if os.fork() == 0:
-            os.setsid()
-            if os.fork() == 0:
-                os.write(w, str(os.getpid()).encode())
-                while True:
-                    time.sleep(0.1)
-            os._exit(0)
-        os.close(w)
-        os.wait()
-        __results__ = int(os.read(r, 100))
-    """)
     with Sandbox(workers=1, mode="process") as sandbox:
         assert sandbox.uids == []
-        out = sandbox.run_sync(Program(code=daemon))
+        out = sandbox.run_sync(Program(code=DAEMON))
         assert out.status == "ok", out.stderr
         deadline = time.monotonic() + 2
         while running(out.report) and time.monotonic() < deadline:
@@ -293,6 +295,40 @@ def test_a_daemon_does_not_outlive_its_program_in_the_process_mode_without_a_uid
         assert not running(out.report)
         again = sandbox.run_sync(Program(code="__results__ = 1"))
         assert (again.status, again.report, sandbox.restarts) == ("ok", 1, 0)
+
+
+def test_the_process_mode_kills_whatever_runs_as_the_sandbox_uid() -> None:
+    """Without a pid namespace, what a program left is found in /proc: the worker's
+    descendants, and any process of the sandbox's uid, even one it never started."""
+    import signal
+    import time
+
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give the sandbox a uid of its own")
+    with Sandbox(workers=1, mode="process") as sandbox:
+        (uid,) = sandbox.uids
+        stray = os.fork()
+        if stray == 0:  # not the worker's: the test's own child, as the sandbox's uid
+            os.setresuid(uid, uid, uid)
+            signal.pause()
+            os._exit(0)
+        status = None
+        try:
+            out = sandbox.run_sync(Program(code=DAEMON))
+            assert out.status == "ok", out.stderr
+            deadline = time.monotonic() + 2
+            while status is None and time.monotonic() < deadline:
+                pid, found = os.waitpid(stray, os.WNOHANG)
+                status = found if pid else None
+                time.sleep(0.01)
+        finally:
+            if status is None:  # not killed: end it here, and fail below
+                os.kill(stray, signal.SIGKILL)
+                os.waitpid(stray, 0)
+        assert status is not None and os.WIFSIGNALED(status)
+        assert os.WTERMSIG(status) == signal.SIGKILL
+        assert not running(out.report)
+        assert sandbox.run_sync(Program(code="__results__ = 1")).report == 1
 
 
 @pytest.mark.parametrize("leaves", [

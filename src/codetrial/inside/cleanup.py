@@ -14,35 +14,29 @@ from codetrial_system import (
     _libc,
     arm_parent_death,
     proc_pids,
-    proc_status,
     read_small,
     reap_others,
+    status_field,
 )
-
-
-def stat_fields(pid: int) -> list[str]:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return []
-
-
-def descendants(root: int, pids: list[int]) -> set[int]:
-    fields = {pid: stat_fields(pid) for pid in pids}
-    return below(root, {pid: int(f[1]) for pid, f in fields.items() if len(f) > 1})
 
 
 def find_victims(cfg: dict) -> set[int]:
     """Every process a program may have left: the whole pid namespace when we have one,
-    else our descendants (we are their subreaper) and anything running as the sandbox uid."""
+    else our descendants (we are their subreaper) and anything running as the sandbox uid
+    (one raw read of each process's status: parent and uid)."""
     me, pids = os.getpid(), proc_pids()
     if cfg["pidns"]:
         return {pid for pid in pids if pid not in (1, me)}
-    victims = descendants(me, pids)
-    if cfg.get("uid") is not None:
-        uid = str(cfg["uid"])
-        victims |= {p for p in pids if proc_status(p).get("Uid", "").split()[:1] == [uid]}
+    uid = None if cfg.get("uid") is None else b"%d" % cfg["uid"]
+    parents, victims = {}, set()
+    for pid in pids:
+        status = read_small(f"/proc/{pid}/status")
+        if not status:
+            continue  # gone meanwhile
+        parents[pid] = int(status_field(status, b"PPid") or b"0")
+        if uid is not None and status_field(status, b"Uid").split()[:1] == [uid]:
+            victims.add(pid)
+    victims |= below(me, parents)
     victims.discard(me)
     return victims
 

@@ -53,15 +53,6 @@ def proc_pids() -> list[int]:
     return [int(name) for name in os.listdir("/proc") if name.isdigit()]
 
 
-def proc_status(pid: int) -> dict[str, str]:
-    """Fields of /proc/<pid>/status; empty when the process is gone."""
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            return dict(line.rstrip("\n").split(":\t", 1) for line in fh if ":\t" in line)
-    except OSError:
-        return {}
-
-
 def own_status() -> bytes:
     return read_small("/proc/self/status") or b""
 
