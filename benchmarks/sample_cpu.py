@@ -11,6 +11,7 @@ mixed_samples.py, less the tasks whose samples run for long: HumanEval/75, /123)
 
 Prints the median CPU per sample of each kind and the ratio. Usage:
     python benchmarks/sample_cpu.py [--rounds 5] [--kinds canonical,raises,mutant-flip,none]
+                                    [--mode bubblewrap|process]
 """
 
 from __future__ import annotations
@@ -70,6 +71,8 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--kinds", default="canonical,raises,mutant-flip,none")
+    parser.add_argument("--mode", choices=["bubblewrap", "process"],
+                        help="the sandbox's mode (default: bubblewrap when it works)")
     args = parser.parse_args()
     problems = {p["task_id"]: p for p in read_problems()}
     rows = [r for r in mixed_samples(list(problems.values())) if r["task_id"] not in LONG]
@@ -82,7 +85,8 @@ def main() -> None:
             list(pool.map(lambda r: check_correctness(problems[r["task_id"]], r["completion"],
                                                       3.0), samples))
 
-    with Sandbox(workers=2, preload=suite.preload, hidden=hidden_paths(suite)) as sandbox:
+    with Sandbox(workers=2, mode=args.mode, preload=suite.preload,
+                 hidden=hidden_paths(suite)) as sandbox:
         def codetrial(samples: list[dict]) -> None:
             async def all_of() -> None:
                 await asyncio.gather(*(suite.grade(
