@@ -227,13 +227,17 @@ class Watch:
         self.wall = time.monotonic() - self.started
 
     def drain(self) -> None:
-        """Read what is left once every writer is dead, then close the read ends."""
+        """Read what is left once every writer is dead, then close the read ends. Each pipe
+        is read first and waited for only when it is empty but open: a dead writer's pipe
+        holds its data and its end (no poll a pipe, as each took before)."""
         end = time.monotonic() + DRAIN_SECONDS
         for fd, cap in self.captures.items():
             while not cap.eof and time.monotonic() < end:
-                if not select_readable(fd, end - time.monotonic()):
-                    break
+                total = cap.total
                 self._read(None, fd)
+                if not cap.eof and cap.total == total and not select_readable(
+                        fd, end - time.monotonic()):
+                    break
             os.close(fd)
 
     @property
