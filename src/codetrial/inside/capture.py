@@ -85,10 +85,12 @@ class Watch:
         # plain poll: no epoll descriptor per program, and no selector objects to make (in the
         # worker every page written after a fork costs a fault)
         sel = select.poll()
-        for fd in self.captures:  # each starts resting: most programs are done before it wakes
+        setup = self.ch.readers()["setup"]  # read once the child is gone (see drain): its
+        for fd in self.captures:  # end, as program code starts, would wake us for nothing
             os.set_blocking(fd, False)
-            sel.register(fd, 0)
-            self.resting[fd] = self.started + TRICKLE_SECONDS
+            if fd != setup:  # each starts resting: most programs are done before it wakes
+                sel.register(fd, 0)
+                self.resting[fd] = self.started + TRICKLE_SECONDS
         pidfd = self._pidfd(sel)
         # only a hang-up (until it may say stop): it may have sent the next request already
         sel.register(self.harness.fd, 0)
