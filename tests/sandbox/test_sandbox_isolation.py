@@ -229,36 +229,6 @@ def test_a_program_starts_as_a_script_would(sandbox: Sandbox) -> None:
     assert (out.stdout, out.stderr) == ("out\n", "err\n")
 
 
-def test_a_daemon_does_not_outlive_its_program(sandbox: Sandbox) -> None:
-    daemon = """
-        import os, time
-        r, w = os.pipe()
-        if os.fork() == 0:
-            os.setsid()
-            if os.fork() == 0:
-                os.close(r)
-                os.write(w, str(os.getpid()).encode())
-                os.close(w)
-                while True:
-                    time.sleep(0.1)
-            os._exit(0)
-        os.close(w)
-        os.wait()
-        __results__ = int(os.read(r, 100))
-    """
-    out = sandbox.run_sync(code(daemon))
-    assert out.status == "ok", out.stderr
-    assert out.report > 2  # the daemon was alive when the program ended
-    # the shared fixture then checks that no process of the sandbox uids is left;
-    # and the next programs see only the worker (pid 1) and themselves
-    for _ in range(2):
-        seen = sandbox.run_sync(code("""
-            import os
-            __results__ = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
-        """))
-        assert len(seen.report) == 2 and seen.report[0] == 1
-
-
 DAEMON = textwrap.dedent("""
     import os, time
     r, w = os.pipe()
@@ -273,6 +243,20 @@ DAEMON = textwrap.dedent("""
     os.wait()
     __results__ = int(os.read(r, 100))
 """)
+
+
+def test_a_daemon_does_not_outlive_its_program(sandbox: Sandbox) -> None:
+    out = sandbox.run_sync(Program(code=DAEMON))
+    assert out.status == "ok", out.stderr
+    assert out.report > 2  # the daemon was alive when the program ended
+    # the shared fixture then checks that no process of the sandbox uids is left;
+    # and the next programs see only the worker (pid 1) and themselves
+    for _ in range(2):
+        seen = sandbox.run_sync(code("""
+            import os
+            __results__ = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+        """))
+        assert len(seen.report) == 2 and seen.report[0] == 1
 
 
 def test_a_daemon_does_not_outlive_its_program_in_the_process_mode_without_a_uid(

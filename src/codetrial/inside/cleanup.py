@@ -15,6 +15,7 @@ from codetrial_system import (
     arm_parent_death,
     proc_pids,
     read_small,
+    real_uid,
     reap_others,
     status_field,
 )
@@ -34,7 +35,7 @@ def find_victims(cfg: dict) -> set[int]:
         if not status:
             continue  # gone meanwhile
         parents[pid] = int(status_field(status, b"PPid") or b"0")
-        if uid is not None and status_field(status, b"Uid").split()[:1] == [uid]:
+        if real_uid(status) == uid:
             victims.add(pid)
     victims |= below(me, parents)
     victims.discard(me)

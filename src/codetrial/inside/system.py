@@ -65,13 +65,18 @@ def status_field(status: bytes, name: bytes) -> bytes:
     return status[start:status.find(b"\n", start)].strip()
 
 
+def real_uid(status: bytes) -> bytes:
+    """The real uid in a /proc status, as digits (empty if it has none)."""
+    return (status_field(status, b"Uid").split() or [b""])[0]
+
+
 def tasks_of_uid(uid: int) -> int:
     """The processes and threads whose real uid is `uid`: what RLIMIT_NPROC counts against a
     new process of that uid (a count of processes alone falls short by every thread)."""
     wanted, total = b"%d" % uid, 0
     for pid in proc_pids():
         status = read_small(f"/proc/{pid}/status") or b""
-        if status_field(status, b"Uid").split()[:1] == [wanted]:
+        if real_uid(status) == wanted:
             total += int(status_field(status, b"Threads") or b"1")
     return total
 
