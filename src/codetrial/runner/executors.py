@@ -2,7 +2,7 @@
 
 Protocols and suites only call `await executor.run(program, limits, watch=None)`, exactly the
 Sandbox's method, so they do not know which executor graded their program (the ray executor
-never calls a watch: its programs run to their end).
+sends a watch, pickled, to the node that runs its program).
 """
 
 from __future__ import annotations

@@ -3,8 +3,10 @@
 The driver keeps the model calls (asynchronous, one shared limiter) and the store; only
 programs travel to the nodes and Outcomes back. Each program goes to the node with the fewest
 programs outstanding per worker, and `run` awaits the actor's reply, so protocols see the same
-`run(program, limits) -> Outcome` as with the local Sandbox and results reach the store as they
-finish. A node lost mid-program makes that sample an infra error, retried on resume.
+`run(program, limits, watch) -> Outcome` as with the local Sandbox and results reach the store as
+they finish. A watch goes with its program and judges the output on the node, so a program whose
+verdict is decided stops there as it would locally. A node lost mid-program makes that sample
+an infra error, retried on resume.
 
 Ray is imported only here and only when this executor is asked for (extra `codetrial[ray]`).
 """
@@ -45,8 +47,9 @@ class SandboxHost:
         return {"host": socket.gethostname(), "mode": self.sandbox.mode,
                 "workers": self.workers}
 
-    def run(self, program: Program, limits: Limits) -> Outcome:
-        return self.sandbox.run_sync(program, limits)
+    def run(self, program: Program, limits: Limits, watch: Watch | None = None) -> Outcome:
+        """`watch` is the driver's, pickled: it judges the output on this node, as it comes."""
+        return self.sandbox.run_sync(program, limits, watch)
 
     def close(self) -> None:
         self.sandbox.close()
@@ -104,11 +107,12 @@ class RayExecutor:
 
     async def run(self, program: Program, limits: Limits = Limits(),  # noqa: B008
                   watch: Watch | None = None) -> Outcome:
-        """`watch` is never called: a node's output comes back once its program has ended."""
+        """`watch` travels with the program (pickled) and is called on its node, where the
+        output is; the driver's own copy is never called."""
         host = min(self._hosts, key=_Host.load)
         host.outstanding += 1
         try:
-            return await host.handle.run.remote(program, limits)
+            return await host.handle.run.remote(program, limits, watch)
         except self._ray.exceptions.RayError as exc:
             self._retire(host, exc)
             raise InfraError(f"ray: the sandbox on {host.info.get('host', host.node_id)} "
