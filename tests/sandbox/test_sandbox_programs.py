@@ -135,6 +135,26 @@ def test_big_stdin_is_fed_while_the_program_reads(sandbox: Sandbox) -> None:
     assert out.status == "ok" and out.report == len(data)
 
 
+def test_a_program_that_closes_its_output_early_is_still_watched_to_its_end(
+        sandbox: Sandbox) -> None:
+    """The worker first waits for the output pipes to hang up (most programs: their exit); a
+    program that closes them and goes on is waited for, and kept to its limit, all the same."""
+    closes = code("""
+        import os, sys, time
+        print('before', flush=True)
+        os.close(1)
+        os.close(2)
+        time.sleep(0.3)
+        __results__ = 'after'
+    """)
+    out = sandbox.run_sync(closes)
+    assert (out.status, out.report, out.stdout) == ("ok", "after", "before\n")
+    assert out.wall_seconds >= 0.3
+    hangs = code("import os, time\nos.close(1)\nos.close(2)\ntime.sleep(60)\n")
+    out = sandbox.run_sync(hangs, Limits(wall_seconds=1, cpu_seconds=5))
+    assert out.status == "timeout" and out.wall_seconds < 5
+
+
 def test_a_file_name_outside_the_workdir_is_refused(sandbox: Sandbox) -> None:
     out = sandbox.run_sync(Program(code="pass", files={"../escape.py": "x"}))
     assert out.status == "error" and "invalid file name" in out.detail

@@ -55,6 +55,8 @@ class Channels:
             self.nonce_r, nonce_w = os.pipe()
             os.write(nonce_w, nonce.encode() + b"\n")
             os.close(nonce_w)
+        self.child_ends = tuple(fd for fd in (self.stdin_r, self.out_w, self.err_w, self.res_w,
+                                              self.setup_w, self.nonce_r) if fd >= 0)
 
     def child_map(self) -> list[tuple[int, int, bool]]:
         """(fd here, fd in the child, inheritable across exec)."""
@@ -69,9 +71,8 @@ class Channels:
         return ARGV_SETUP_FD if self.argv_mode else CODE_SETUP_FD
 
     def close_child_ends(self) -> None:
-        for fd in (self.stdin_r, self.out_w, self.err_w, self.res_w, self.setup_w, self.nonce_r):
-            if fd >= 0:
-                os.close(fd)
+        for fd in self.child_ends:
+            os.close(fd)
 
     def readers(self) -> dict[str, int]:
         return {"stdout": self.out_r, "stderr": self.err_r, "result": self.res_r,

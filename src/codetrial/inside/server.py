@@ -59,12 +59,12 @@ def run_program(req: dict, cfg: dict, harness: Harness) -> dict:
     nonce = os.urandom(16).hex()
     oom_before = oom_kill_count()  # read again only if the program is SIGKILLed
     ch = Channels(bool(req.get("argv")), nonce, (req.get("stdin") or "").encode())
+    watch = Watch(ch, req, harness)  # before the fork: see Watch
     pid = os.fork()
     if pid == 0:
         child_main(req, wd, ch, nonce, cfg)
     ch.close_child_ends()
-    watch = Watch(pid, ch, req, harness)
-    watch.run()
+    watch.run(pid)
     healthy = kill_leftovers(cfg)
     watch.drain()
     killed = os.WIFSIGNALED(watch.status) and os.WTERMSIG(watch.status) == signal.SIGKILL
