@@ -158,6 +158,9 @@ def prepare(cfg: dict) -> None:
             pass
     for name in cfg.get("modules", {}):  # by the entry's finder (worker.py), in order
         importlib.import_module(name)
+    audit = sys.modules.get("codetrial_audit")
+    if audit is not None:  # every program's working directory (and first import path)
+        audit.resolve_ahead([cfg["workdir"]])
     os.environ.clear()
     os.environ.update(program_environment(cfg))
     STREAMS.append(StdStreams())
