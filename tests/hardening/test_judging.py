@@ -14,6 +14,7 @@ from codetrial.inside import plain
 from codetrial.sandbox import Limits, Sandbox
 from codetrial.suites import create_suite
 from codetrial.suites.grading import CallCheck, grade_by_value
+from tests.hardening.square_check import HANGS_AFTER_A_WRONG_ANSWER, SQUARE, Counting
 from tests.suites.exercism_fixture import make_exercises, write
 
 LIMITS = Limits(wall_seconds=3, cpu_seconds=3)
@@ -79,10 +80,6 @@ def test_fractions_and_decimals_cross_only_from_another_process():
 
 # ---------------------------------------------------------------- checks by value
 
-SQUARE = CallCheck(prelude="", entry="sq", reference="def sq(n):\n    return n * n\n",
-                   test="def check(candidate):\n"
-                        "    assert candidate(3) == 9\n"
-                        "    assert candidate(4) == 16\n")
 CHAINED = CallCheck(prelude="", entry="sq", reference="def sq(n):\n    return n * n\n",
                     test="def check(candidate):\n"
                          "    r = candidate(2)\n"
@@ -92,30 +89,17 @@ CHAINED = CallCheck(prelude="", entry="sq", reference="def sq(n):\n    return n 
 
 def test_a_wrong_answer_before_a_hang_is_a_failure_not_a_timeout(sandbox):
     # the answers stream out as they are given: the test sees the wrong one and fails there
-    code = "import time\ndef sq(n):\n    if n == 4:\n        time.sleep(100)\n    return 0\n"
-    result = grade(sandbox, SQUARE, code)
+    result = grade(sandbox, SQUARE, HANGS_AFTER_A_WRONG_ANSWER)
     assert result.verdict == Verdict.FAILED
     assert "assert candidate(3) == 9" in result.output
-
-
-class Counting:
-    """The sandbox, counting the programs graded through it and how each ended."""
-
-    def __init__(self, sandbox: Sandbox) -> None:
-        self.sandbox, self.ended = sandbox, []
-
-    async def run(self, program, limits, watch=None):  # noqa: ANN001, ANN201
-        outcome = await self.sandbox.run(program, limits, watch)
-        self.ended.append(outcome.status)
-        return outcome
 
 
 def test_the_wrong_answer_ends_the_program_and_a_slow_right_one_runs_once(sandbox):
     """Judged as the answers stream out: the hang after a wrong answer is stopped, not waited
     for to the limit, and an answer slower than the first streaming runs only once."""
     counting = Counting(sandbox)
-    code = "import time\ndef sq(n):\n    if n == 4:\n        time.sleep(100)\n    return 0\n"
-    hung = asyncio.run(grade_by_value(SQUARE, code, counting, Limits(wall_seconds=60)))
+    hung = asyncio.run(grade_by_value(SQUARE, HANGS_AFTER_A_WRONG_ANSWER, counting,
+                                      Limits(wall_seconds=60)))
     assert (hung.verdict, counting.ended) == (Verdict.FAILED, ["stopped"])
     assert hung.seconds < 30
     slow = "import time\ndef sq(n):\n    time.sleep(0.1)\n    return n * n\n"

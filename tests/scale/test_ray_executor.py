@@ -12,7 +12,8 @@ from codetrial.runner import RunConfig
 from codetrial.runner.executors import LocalExecutor
 from codetrial.sandbox import Limits, Outcome, Program
 from codetrial.store import Store
-from codetrial.suites.grading import CallCheck, grade_by_value
+from codetrial.suites.grading import grade_by_value
+from tests.hardening.square_check import HANGS_AFTER_A_WRONG_ANSWER, SQUARE, Counting
 from tests.scale.runs import run_to_end, verdicts
 
 ray = pytest.importorskip("ray", reason="the ray executor needs the extra codetrial[ray]")
@@ -84,34 +85,18 @@ def test_a_lost_sandbox_actor_makes_an_infra_error(local_ray):
     asyncio.run(go())
 
 
-SQUARE = CallCheck(prelude="", entry="sq", reference="def sq(n):\n    return n * n\n",
-                   test="def check(candidate):\n"
-                        "    assert candidate(3) == 9\n"
-                        "    assert candidate(4) == 16\n")
-
-
 @pytest.mark.timeout(120)
 def test_on_ray_a_decided_verdict_stops_the_program_on_its_node(local_ray):
     """The grader's watch travels with the program: a wrong first answer ends the program
     there, instead of the hang that follows running to the time limit."""
     from codetrial.runner.ray_executor import RayExecutor
 
-    class Ending:
-        def __init__(self, executor) -> None:  # noqa: ANN001
-            self.executor, self.ended = executor, []
-
-        async def run(self, program, limits, watch=None):  # noqa: ANN001, ANN201
-            outcome = await self.executor.run(program, limits, watch)
-            self.ended.append(outcome.status)
-            return outcome
-
     async def go() -> tuple:
         executor = await RayExecutor.start(None)
         try:
-            ending = Ending(executor)
-            hung = ("import time\ndef sq(n):\n    if n == 4:\n        time.sleep(100)\n"
-                    "    return 0\n")
-            grade = await grade_by_value(SQUARE, hung, ending, Limits(wall_seconds=60))
+            ending = Counting(executor)
+            grade = await grade_by_value(SQUARE, HANGS_AFTER_A_WRONG_ANSWER, ending,
+                                         Limits(wall_seconds=60))
             right = await grade_by_value(SQUARE, "def sq(n):\n    return n * n\n", ending,
                                          Limits(wall_seconds=60))
             return grade, right, ending.ended

@@ -74,13 +74,14 @@ class Watch:
         keep = int(self.limits["max_output_bytes"])
         self.hard_cap = max(keep * OUTPUT_HARD_FACTOR, 256 * 1024)
         caps = {"stdout": keep, "stderr": keep, "result": RESULT_CAP, "setup": ERRPIPE_CAP}
-        self.captures = {fd: Capture(caps[name]) for name, fd in ch.readers().items()}
+        readers = ch.readers()
+        self.captures = {fd: Capture(caps[name]) for name, fd in readers.items()}
         self.stdin = ch.stdin_left  # what the pipe did not take before the fork
         self.status = 0
         self.rusage: resource.struct_rusage | None = None
         self.wall = 0.0
-        setup = ch.readers()["setup"]  # read once the child is gone (see drain)
-        self.pipes = [fd for fd in self.captures if fd != setup]
+        # the setup pipe is read once the child is gone (see drain)
+        self.pipes = [fd for fd in self.captures if fd != readers["setup"]]
         self.sel = self._poll()
         self.started = time.monotonic()
         self.deadline = self.started + float(self.limits["wall_seconds"])
